@@ -1,0 +1,226 @@
+/* q4vk.h: the q4cts Vulkan runtime and the launcher of every op.
+ *
+ * Plain C over the Vulkan loader. A q4vk_context owns one instance, one device,
+ * one compute queue, a pipeline cache and the command/descriptor pools; buffers
+ * are device-local and filled through staging copies. Every failure is returned
+ * as a q4_status with a sentence in q4_error (a failed Vulkan call is named);
+ * nothing aborts or prints, except q4vk_create's optional choice line on `log`.
+ *
+ * Launchers (bottom of this file) take device buffers, check the shape contract
+ * with the same checks and messages as the reference, pick a kernel variant and
+ * run it. All their kernels are embedded SPIR-V, compiled from gpu/shaders/. */
+#ifndef Q4VK_H
+#define Q4VK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "q4_contract.h"
+
+typedef struct q4vk_context q4vk_context;
+typedef struct q4vk_buffer q4vk_buffer;
+typedef struct q4vk_pipeline q4vk_pipeline;
+
+/* ---------------- devices ---------------- */
+
+typedef struct q4vk_device_info {
+    int index;                    /* position in vkEnumeratePhysicalDevices */
+    char name[256];
+    char driver_name[256];        /* VkPhysicalDeviceDriverProperties */
+    char driver_info[256];
+    char uuid[37];                /* pipelineCacheUUID-independent deviceUUID, 8-4-4-4-12 hex */
+    uint32_t vendor_id, device_id;
+    uint32_t api_version;         /* VK_MAKE_API_VERSION */
+    uint32_t driver_version;      /* raw, vendor-encoded */
+    char driver_version_str[64];  /* decoded per vendor (NVIDIA 10.8.8.6, Mesa major.minor.patch) */
+    const char *type;             /* "discrete", "integrated", "virtual", "cpu", "other" */
+    /* limits and features the kernels depend on */
+    uint32_t subgroup_size;
+    bool subgroup_arithmetic;     /* VK_SUBGROUP_FEATURE_ARITHMETIC_BIT in compute */
+    uint32_t max_shared_bytes;    /* maxComputeSharedMemorySize */
+    uint32_t max_invocations;     /* maxComputeWorkGroupInvocations */
+    uint32_t max_group_size[3];
+    uint32_t max_group_count[3];
+    uint64_t max_storage_range;   /* maxStorageBufferRange */
+    uint64_t min_storage_align;   /* minStorageBufferOffsetAlignment */
+    uint32_t max_push_bytes;
+    bool timestamps;              /* compute queue has timestampValidBits > 0 */
+    double timestamp_period_ns;
+    bool storage16, storage8;     /* storageBuffer16BitAccess, storageBuffer8BitAccess */
+    uint64_t device_local_bytes;  /* largest device-local heap */
+} q4vk_device_info;
+
+/* Fills up to `max` entries; *count gets the number of devices. No device is Q4_ERR_UNSUPPORTED. */
+q4_status q4vk_enumerate(q4vk_device_info *infos, int max, int *count, q4_error *err);
+
+/* ---------------- fault injection (SQLite's habit: test the error paths) ---------------- */
+typedef struct q4vk_faults {
+    int64_t fail_alloc_at;        /* the Nth buffer allocation (1-based) fails as out-of-device-memory; 0 = off */
+    int64_t device_lost_at;       /* the Nth submit reports VK_ERROR_DEVICE_LOST; 0 = off */
+    int64_t timeout_at;           /* the Nth submit is treated as never finishing; 0 = off */
+} q4vk_faults;
+
+/* ---------------- context ---------------- */
+typedef struct q4vk_options {
+    const char *device;           /* NULL: first discrete or integrated GPU, else the CPU device;
+                                     else an index ("1"), a UUID, or a name substring */
+    bool validation;              /* enable VK_LAYER_KHRONOS_validation; also Q4CTS_VALIDATION=1 */
+    uint64_t timeout_ms;          /* per-submit watchdog; 0 = 60000 */
+    FILE *log;                    /* where to print the device chosen; NULL = silent */
+    q4vk_faults faults;
+} q4vk_options;
+
+q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err);
+/* Safe after a device loss or timeout; NULL is a no-op. */
+void q4vk_destroy(q4vk_context *ctx);
+const q4vk_device_info *q4vk_info(const q4vk_context *ctx);
+
+/* ---------------- buffers (device-local; staging copies inside) ---------------- */
+q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out, q4_error *err);
+void q4vk_buffer_destroy(q4vk_context *ctx, q4vk_buffer *buf);
+size_t q4vk_buffer_size(const q4vk_buffer *buf);
+q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const void *src,
+                      size_t bytes, q4_error *err);
+q4_status q4vk_download(q4vk_context *ctx, const q4vk_buffer *src, size_t offset, void *dst,
+                        size_t bytes, q4_error *err);
+
+/* ---------------- kernels ---------------- */
+#define Q4VK_MAX_BINDINGS 8
+#define Q4VK_MAX_SPEC 8
+
+/* A kernel: embedded SPIR-V plus its interface. `name` is also the key by which a
+ * user's module replaces it (q4vk_set_override). Storage buffers are bindings
+ * 0..n_bindings-1 of set 0; push constants start at offset 0. */
+typedef struct q4vk_kernel {
+    const char *name;
+    const uint32_t *spirv;
+    size_t spirv_words;
+    uint32_t n_bindings;
+    uint32_t push_bytes;
+} q4vk_kernel;
+
+/* Looks up a built-in kernel by name (generated table of gpu/shaders/ *.comp). */
+const q4vk_kernel *q4vk_kernel_find(const char *name);
+/* All built-in kernels, for listing; *count gets their number. */
+const q4vk_kernel *q4vk_kernels(int *count);
+
+/* Runs `spirv` wherever the built-in kernel `name` would run (same bindings, push
+ * constants, specialisation constants and grid). Copies the words. */
+q4_status q4vk_set_override(q4vk_context *ctx, const char *name, const uint32_t *spirv,
+                            size_t words, q4_error *err);
+
+/* Specialisation constants: ids[i] gets values[i] (32-bit each). Pipelines are
+ * cached per (kernel, constants) for the context's lifetime. */
+typedef struct q4vk_spec {
+    uint32_t count;
+    uint32_t ids[Q4VK_MAX_SPEC];
+    uint32_t values[Q4VK_MAX_SPEC];
+} q4vk_spec;
+
+q4_status q4vk_pipeline(q4vk_context *ctx, const q4vk_kernel *k, const q4vk_spec *spec,
+                        q4vk_pipeline **out, q4_error *err);
+
+typedef struct q4vk_binding {
+    q4vk_buffer *buf;
+    uint64_t offset;              /* multiple of min_storage_align */
+    uint64_t range;               /* bytes; 0 = to the end of the buffer */
+} q4vk_binding;
+
+typedef struct q4vk_dispatch {
+    q4vk_pipeline *pipe;
+    q4vk_binding bind[Q4VK_MAX_BINDINGS];
+    const void *push;
+    uint32_t groups[3];
+} q4vk_dispatch;
+
+typedef struct q4vk_timing {
+    double gpu_ms;                /* timestamps around the dispatches; < 0 where unsupported */
+} q4vk_timing;
+
+/* Records the dispatches into one command buffer with a compute->compute barrier
+ * between consecutive ones, submits, and waits (watchdog: timeout_ms). A binding
+ * range above maxStorageBufferRange is Q4_ERR_RESOURCE; a group count above the
+ * device limit is Q4_ERR_ARG. Validation-layer errors raised by this submission
+ * come back as Q4_ERR_VALIDATION naming the kernel. */
+q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing *t,
+                   q4_error *err);
+
+/* Splits `total` workgroups over x and y so that neither exceeds the device limit
+ * (lavapipe allows 65535 in x); kernels rebuild the flat index as
+ * gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x and skip the excess. */
+void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3]);
+
+/* ---------------- op launchers ----------------
+ * All tensors live in device buffers that hold at least the bytes the shape
+ * needs (larger is fine: the harness puts guard words after each output). */
+
+typedef struct q4vk_dequant_args {
+    q4vk_buffer *w;       /* W_4X8, q4_w4x8_words(N, K) uint32 */
+    q4vk_buffer *scales;  /* [K/gs, N] */
+    q4vk_buffer *out;     /* [N, K] fp32 */
+    int64_t N, K, gs;
+} q4vk_dequant_args;
+q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_timing *t,
+                          q4_error *err);
+
+typedef struct q4vk_linear_args {
+    q4vk_buffer *x;       /* [M, K] */
+    q4vk_buffer *w;       /* W_4X8 */
+    q4vk_buffer *scales;  /* [K/gs, N] */
+    q4vk_buffer *bias;    /* [N] or NULL */
+    q4vk_buffer *y;       /* [M, N] */
+    int64_t M, N, K, gs;
+} q4vk_linear_args;
+q4_status q4vk_linear_q4gsw(q4vk_context *ctx, const q4vk_linear_args *a, q4vk_timing *t,
+                            q4_error *err);
+
+typedef struct q4vk_linear_bwd_args {
+    q4vk_buffer *dout;    /* [M, N] */
+    q4vk_buffer *w;       /* W_4X8 */
+    q4vk_buffer *scales;  /* [K/gs, N] */
+    q4vk_buffer *dx;      /* [M, K] */
+    int64_t M, N, K, gs;
+} q4vk_linear_bwd_args;
+q4_status q4vk_linear_q4gsw_backward(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
+                                     q4vk_timing *t, q4_error *err);
+
+typedef struct q4vk_dw_args {
+    q4vk_buffer *dout;    /* [M, N] */
+    q4vk_buffer *x;       /* [M, K] */
+    q4vk_buffer *dw;      /* [N, K] */
+    int64_t M, N, K;
+} q4vk_dw_args;
+q4_status q4vk_linear_dw(q4vk_context *ctx, const q4vk_dw_args *a, q4vk_timing *t,
+                         q4_error *err);
+
+typedef struct q4vk_ce_args {
+    q4vk_buffer *logits;  /* [R, V] */
+    q4vk_buffer *labels;  /* [R] int32; negative = masked. Labels >= V must be rejected by
+                             the caller on the host (q4_check_labels) before upload. */
+    q4vk_buffer *loss;    /* 1 float */
+    q4vk_buffer *dlogits; /* [R, V] */
+    int64_t R, V;
+    float n_valid;
+} q4vk_ce_args;
+q4_status q4vk_fused_ce(q4vk_context *ctx, const q4vk_ce_args *a, q4vk_timing *t, q4_error *err);
+
+typedef struct q4vk_adamw_args {
+    q4vk_buffer *param, *grad, *m, *v;  /* [numel] each; param, m, v updated in place */
+    int64_t numel;
+    float lr, beta1, beta2, eps, wd, bc1, bc2;
+} q4vk_adamw_args;
+q4_status q4vk_adamw_step(q4vk_context *ctx, const q4vk_adamw_args *a, q4vk_timing *t,
+                          q4_error *err);
+
+typedef struct q4vk_requant_args {
+    q4vk_buffer *latent;  /* [N, K] fp32 */
+    q4vk_buffer *scales;  /* [K/gs, N] */
+    q4vk_buffer *w;       /* W_4X8 out, padding words included; may be NULL */
+    q4vk_buffer *flat;    /* flat layout out (q4_flat_bytes); may be NULL; not both NULL */
+    int64_t N, K, gs;
+} q4vk_requant_args;
+q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk_timing *t,
+                             q4_error *err);
+
+#endif

@@ -1,0 +1,96 @@
+/* q4ref.h: the CPU reference of every op in ../shared/SPEC.md.
+ *
+ * Each op has an fp32 path backed by OpenBLAS (what a CPU user would run) and a
+ * "truth" path evaluated in fp64 that also returns, per output element, the error
+ * bound that SPEC §3 allows an fp32 implementation (GPU or CPU). All bounds are
+ * computed in q4ref_bounds.c, the one place where tolerances live.
+ *
+ * Every entry point validates its arguments with the checks of q4_contract.h and
+ * returns a q4_status; the library never aborts and never prints. Codes are one
+ * per byte, row-major [N][K], values 0..15 (code = q + 8). */
+#ifndef Q4REF_H
+#define Q4REF_H
+
+#include <stdint.h>
+
+#include "q4_contract.h"
+
+/* ---------------- format (q4ref_format.c) ---------------- */
+static inline int q4ref_code_value(unsigned code) { return (int)code - 8; }
+
+q4_status q4ref_pack_flat(const uint8_t *codes, int64_t N, int64_t K, uint8_t *flat, q4_error *err);
+q4_status q4ref_unpack_flat(const uint8_t *flat, int64_t N, int64_t K, uint8_t *codes, q4_error *err);
+/* Writes all q4_w4x8_words(N, K) words, padding words = Q4_W4X8_PAD. */
+q4_status q4ref_pack_w4x8(const uint8_t *codes, int64_t N, int64_t K, uint32_t *w, q4_error *err);
+q4_status q4ref_unpack_w4x8(const uint32_t *w, int64_t N, int64_t K, uint8_t *codes, q4_error *err);
+/* Wf [N, K] = (code - 8) * scale, fp32 (exactly what a kernel computes per element). */
+q4_status q4ref_dequant_w4x8(const uint32_t *w, const float *scales, int64_t N, int64_t K,
+                             int64_t gs, float *wf, q4_error *err);
+q4_status q4ref_dequant_flat(const uint8_t *flat, const float *scales, int64_t N, int64_t K,
+                             int64_t gs, float *wf, q4_error *err);
+
+/* ---------------- ops, fp32 (BLAS-backed) ---------------- */
+/* y [M,N] = x [M,K] @ dequant(W)^T (+ bias [N], may be NULL) */
+q4_status q4ref_linear_fwd(const float *x, const uint32_t *w, const float *scales,
+                           const float *bias, int64_t M, int64_t N, int64_t K, int64_t gs,
+                           float *y, q4_error *err);
+/* dx [M,K] = dout [M,N] @ dequant(W) */
+q4_status q4ref_linear_bwd(const float *dout, const uint32_t *w, const float *scales,
+                           int64_t M, int64_t N, int64_t K, int64_t gs, float *dx, q4_error *err);
+/* dW [N,K] = dout[M,N]^T @ x[M,K] */
+q4_status q4ref_linear_dw(const float *dout, const float *x, int64_t M, int64_t N, int64_t K,
+                          float *dw, q4_error *err);
+/* loss (scalar) and dlogits [R,V]; labels < 0 are masked rows. */
+q4_status q4ref_fused_ce(const float *logits, const int32_t *labels, int64_t R, int64_t V,
+                         float n_valid, float *loss, float *dlogits, q4_error *err);
+
+typedef struct q4ref_adamw_hyper {
+    float lr, beta1, beta2, eps, wd, bc1, bc2;
+} q4ref_adamw_hyper;
+/* In place on param, m, v. */
+q4_status q4ref_adamw_step(float *param, const float *grad, float *m, float *v, int64_t numel,
+                           const q4ref_adamw_hyper *h, q4_error *err);
+/* codes [N,K] = clamp(roundEven(latent / s), -8, 7) + 8; 8 where s == 0. Either output may be NULL. */
+q4_status q4ref_requant(const float *latent, const float *scales, int64_t N, int64_t K,
+                        int64_t gs, uint32_t *w4x8, uint8_t *flat, q4_error *err);
+
+/* ---------------- truth (fp64) with per-element bounds ----------------
+ * value[i] is the exact result (to fp64 rounding) of the definition on the fp32
+ * inputs; bound[i] is the largest |fp32 result - value| that SPEC §3 allows. */
+q4_status q4ref_linear_fwd_truth(const float *x, const uint32_t *w, const float *scales,
+                                 const float *bias, int64_t M, int64_t N, int64_t K, int64_t gs,
+                                 double *value, double *bound, q4_error *err);
+q4_status q4ref_linear_bwd_truth(const float *dout, const uint32_t *w, const float *scales,
+                                 int64_t M, int64_t N, int64_t K, int64_t gs,
+                                 double *value, double *bound, q4_error *err);
+q4_status q4ref_linear_dw_truth(const float *dout, const float *x, int64_t M, int64_t N,
+                                int64_t K, double *value, double *bound, q4_error *err);
+/* loss_value/loss_bound are scalars; dlogits arrays are [R,V]. */
+q4_status q4ref_fused_ce_truth(const float *logits, const int32_t *labels, int64_t R, int64_t V,
+                               float n_valid, double *loss_value, double *loss_bound,
+                               double *dlogits_value, double *dlogits_bound, q4_error *err);
+/* Truth of one AdamW step from the given (unmodified) inputs; each output [numel]. */
+q4_status q4ref_adamw_truth(const float *param, const float *grad, const float *m, const float *v,
+                            int64_t numel, const q4ref_adamw_hyper *h,
+                            double *param_value, double *param_bound,
+                            double *m_value, double *m_bound,
+                            double *v_value, double *v_bound, q4_error *err);
+/* code[i] = the exact roundEven code; alt[i] = the other neighbour a conformant
+ * division may give (SPEC §3: within 2.5 ULP of a tie or clamp edge), else alt[i] = code[i].
+ * Both [N,K], one code per byte. */
+q4_status q4ref_requant_truth(const float *latent, const float *scales, int64_t N, int64_t K,
+                              int64_t gs, uint8_t *code, uint8_t *alt, q4_error *err);
+/* Dequantize truth: exact in fp64, and the fp32 product (code-8)*s rounds once. */
+q4_status q4ref_dequant_truth(const uint32_t *w, const float *scales, int64_t N, int64_t K,
+                              int64_t gs, double *value, double *bound, q4_error *err);
+
+/* ---------------- bounds (q4ref_bounds.c: the one place for tolerances) ---------------- */
+#define Q4REF_U 5.9604644775390625e-08  /* unit roundoff of fp32, 2^-24 */
+/* gamma(n) = n u / (1 - n u) (Higham, Accuracy and Stability, Lemma 3.1). */
+double q4ref_gamma(int64_t n);
+/* Bound for an fp32 dot product of n terms, each a product of `factors` fp32 values
+ * (2 for x*w, 3 for x*(q*s)) in any order, FMA or not, denormals flushed or not;
+ * sum_abs = sum_i |prod_i| in exact arithmetic. */
+double q4ref_bound_dot(int64_t n, int factors, double sum_abs);
+
+#endif
