@@ -1,0 +1,56 @@
+// q4vk: bindings=3 push=28
+// q4gsw_requant_w4x8.comp: fp32 latent weights -> 4-bit codes in the W_4X8 layout (SPEC §1b).
+//
+// One invocation per output uint32 (4 K x 2 N codes), so every word, including the
+// 0x88888888 padding words of an odd-N4 last block, is written exactly once and
+// no atomics are needed. The launcher may split N into ranges of whole 8-row
+// blocks (n8) to keep the latent binding within maxStorageBufferRange: this
+// dispatch covers blocks n8_0 .. n8_0 + n8_count - 1 of every k4; the latent
+// binding then starts at row 8*n8_0, lat_off elements in.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+
+layout(local_size_x = 256) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer Latent { float latent[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Scales { float scales[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer W { uint w[]; };
+
+layout(push_constant) uniform Push {
+    uint N, K, gs;
+    uint n8_0, n8_count;   // the block columns this dispatch writes
+    uint lat_off;          // element offset of row 8*n8_0 in the latent binding
+    uint words;            // K/4 * n8_count * 4 invocations that do work
+} pc;
+
+#include "q4gsw_requant.glsl"
+
+void main()
+{
+    const uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256u +
+                   gl_LocalInvocationID.x;
+    if (i >= pc.words)
+        return;
+    const uint comp = i & 3u, blk = i >> 2;
+    const uint k4 = blk / pc.n8_count;
+    const uint n8 = pc.n8_0 + blk % pc.n8_count;
+    const uint N8 = (pc.N / 4u + 1u) / 2u;
+    const uint word = 4u * (k4 * N8 + n8) + comp;
+    // comp = (n4 & 1) * 2 + (ni >> 1): the word holds rows n, n+1 of row quad n4
+    const uint n4 = 2u * n8 + (comp >> 1);
+    if (n4 >= pc.N / 4u) {
+        w[word] = 0x88888888u;   // missing upper half of an odd-N4 block (SPEC §1b)
+        return;
+    }
+    const uint n = 4u * n4 + 2u * (comp & 1u);
+    const uint row = pc.lat_off + (n - 8u * pc.n8_0) * pc.K;
+    uint word_v = 0u;
+    for (uint b = 0u; b < 4u; b++) {
+        const uint k = 4u * k4 + b;
+        const uint si = (k / pc.gs) * pc.N + n;
+        const uint lo = q4_code(latent[row + k], scales[si]);
+        const uint hi = q4_code(latent[row + pc.K + k], scales[si + 1u]);
+        word_v |= (lo | (hi << 4)) << (8u * b);
+    }
+    w[word] = word_v;
+}
