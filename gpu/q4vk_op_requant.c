@@ -1,0 +1,138 @@
+/* q4vk_op_requant.c: launcher of q4gsw_requant (SPEC §2): kernels q4gsw_requant_w4x8
+ * (W_4X8 output, SPEC §1b, padding words included) and q4gsw_requant_flat (§1a).
+ *
+ * One invocation per output uint32, so every word is written exactly once. Either
+ * output may be NULL (not both); each requested one gets its own dispatch. When the
+ * latent [N, K] exceeds one binding, N is split into ranges of whole 8-row blocks
+ * (one W_4X8 block column, a whole number of flat words), each binding an aligned
+ * window of latent (and flat); scales and W_4X8 (1/4 and 1/8 of the latent at most)
+ * are bound whole.
+ *
+ * Scales live on the device, so the launcher cannot see them: the caller must run
+ * q4_check_scales on the host (finite, zero or normal) before upload. */
+#include <stdlib.h>
+
+#include "q4vk_op_ew.h"
+
+/* What the kernels read as push constants. */
+typedef struct w4x8_push {
+    uint32_t N, K, gs, n8_0, n8_count, lat_off, words;
+} w4x8_push;
+typedef struct flat_push {
+    uint32_t N, K, gs, n0, lat_off, words, out_off;
+} flat_push;
+
+#define REQUANT_WG 256   /* local_size_x of both kernels */
+
+q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk_timing *t,
+                             q4_error *err)
+{
+    if (!ctx)
+        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
+    return q4vk_q4gsw_requant_limit(ctx, a, q4vk_info(ctx)->max_storage_range, t, err);
+}
+
+q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a,
+                                   uint64_t max_binding, q4vk_timing *t, q4_error *err)
+{
+    q4_status st;
+    if (!ctx)
+        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
+    if (!a)
+        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected q4gsw_requant arguments");
+    if ((st = q4_check_weight(a->N, a->K, a->gs, err)))
+        return st;
+
+    const uint64_t N = (uint64_t)a->N, K = (uint64_t)a->K;
+    const uint64_t scale_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
+    const uint64_t flat_bytes = (uint64_t)q4_flat_bytes(a->N, a->K);
+    if (!a->w && !a->flat)
+        return q4_fail(err, Q4_ERR_ARG,
+                       "w and flat are both NULL; expected at least one output buffer");
+    if ((st = q4vk_ew_buffer(a->latent, "latent", N * K * 4, err)) ||
+        (st = q4vk_ew_buffer(a->scales, "scales", scale_bytes, err)) ||
+        (a->w && (st = q4vk_ew_buffer(a->w, "w", w_bytes, err))) ||
+        (a->flat && (st = q4vk_ew_buffer(a->flat, "flat", flat_bytes, err))) ||
+        (st = q4vk_ew_distinct(a->w, "w", a->latent, "latent", err)) ||
+        (st = q4vk_ew_distinct(a->w, "w", a->scales, "scales", err)) ||
+        (st = q4vk_ew_distinct(a->w, "w", a->flat, "flat", err)) ||
+        (st = q4vk_ew_distinct(a->flat, "flat", a->latent, "latent", err)) ||
+        (st = q4vk_ew_distinct(a->flat, "flat", a->scales, "scales", err)))
+        return st;
+
+    const uint64_t lim = q4vk_ew_limit(max_binding), align = q4vk_ew_align(ctx);
+    if ((st = q4vk_ew_fits("scales", scale_bytes, lim, err)) ||
+        (a->w && (st = q4vk_ew_fits("w", w_bytes, lim, err))))
+        return st;
+    /* rows per range: a multiple of 8 whose latent window (plus alignment slack) fits */
+    const uint64_t rows_fit = lim > align ? (lim - align) / (K * 4) / 8 * 8 : 0;
+    if (rows_fit == 0)
+        return q4_fail(err, Q4_ERR_RESOURCE,
+                       "buffer latent: 8 rows of K = %" PRIu64 " floats (%" PRIu64 " bytes) do "
+                       "not fit the device's maxStorageBufferRange of %" PRIu64 " bytes",
+                       K, 8 * K * 4, lim);
+    const uint64_t rows_per = rows_fit < N ? rows_fit : N;
+    const uint64_t n_chunks = (N + rows_per - 1) / rows_per;
+    const int per_chunk = (a->w != NULL) + (a->flat != NULL);
+    const uint64_t N8 = (uint64_t)q4_n8(a->N);
+    q4vk_pipeline *p_w = NULL, *p_flat = NULL;
+    q4vk_dispatch *d = NULL;
+    w4x8_push *pw = NULL;
+    flat_push *pf = NULL;
+    int nd = 0;
+
+    if ((a->w && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_w4x8", NULL, &p_w, err))) ||
+        (a->flat && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_flat", NULL, &p_flat, err))))
+        return st;
+    d = calloc(n_chunks * per_chunk, sizeof *d);
+    pw = calloc(n_chunks, sizeof *pw);
+    pf = calloc(n_chunks, sizeof *pf);
+    if (!d || !pw || !pf) {
+        st = q4_fail(err, Q4_ERR_NOMEM, "q4gsw_requant: out of host memory for %" PRIu64
+                     " dispatches", n_chunks * per_chunk);
+        goto out;
+    }
+    for (uint64_t c = 0; c < n_chunks; c++) {
+        const uint64_t n0 = c * rows_per, rows = N - n0 < rows_per ? N - n0 : rows_per;
+        const uint64_t lstart = n0 * K * 4, loff = lstart / align * align;
+        const q4vk_binding latent = {a->latent, loff, lstart - loff + rows * K * 4};
+        const q4vk_binding scales = {a->scales, 0, scale_bytes};
+        if (a->w) {
+            /* block columns n8 of rows n0 .. n0+rows-1; the last may be half padding */
+            const uint64_t n8_0 = n0 / 8, n8_count = c + 1 < n_chunks ? rows / 8 : N8 - n8_0;
+            const uint64_t words = K / 4 * n8_count * 4;
+            pw[c] = (w4x8_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)n8_0,
+                                (uint32_t)n8_count, (uint32_t)((lstart - loff) / 4),
+                                (uint32_t)words};
+            d[nd].pipe = p_w;
+            d[nd].bind[0] = latent;
+            d[nd].bind[1] = scales;
+            d[nd].bind[2] = (q4vk_binding){a->w, 0, w_bytes};
+            d[nd].push = &pw[c];
+            q4vk_fold_groups(ctx, (words + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
+            nd++;
+        }
+        if (a->flat) {
+            /* rows is a multiple of 4 and K of 4: rows*K/2 bytes are whole words */
+            const uint64_t fstart = n0 * K / 2, foff = fstart / align * align;
+            const uint64_t words = rows * K / 8;
+            pf[c] = (flat_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)n0,
+                                (uint32_t)((lstart - loff) / 4), (uint32_t)words,
+                                (uint32_t)((fstart - foff) / 4)};
+            d[nd].pipe = p_flat;
+            d[nd].bind[0] = latent;
+            d[nd].bind[1] = scales;
+            d[nd].bind[2] = (q4vk_binding){a->flat, foff, fstart - foff + words * 4};
+            d[nd].push = &pf[c];
+            q4vk_fold_groups(ctx, (words + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
+            nd++;
+        }
+    }
+    st = q4vk_run(ctx, d, nd, t, err);
+out:
+    free(pf);
+    free(pw);
+    free(d);
+    return st;
+}
