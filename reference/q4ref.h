@@ -92,5 +92,12 @@ double q4ref_gamma(int64_t n);
  * (2 for x*w, 3 for x*(q*s)) in any order, FMA or not, denormals flushed or not;
  * sum_abs = sum_i |prod_i| in exact arithmetic. */
 double q4ref_bound_dot(int64_t n, int factors, double sum_abs);
+/* Bound for one fp32 dequantized element (code-8)*s whose exact value is `value`. */
+double q4ref_bound_dequant(double value);
+
+/* ---------------- fault injection (SQLite's habit: test the error paths) ----------------
+ * The nth host allocation q4ref makes from now on (1-based) fails as if malloc had
+ * returned NULL, so that Q4_ERR_NOMEM paths can be tested; 0 turns it off. Per thread. */
+void q4ref_fault_alloc_at(int64_t nth);
 
 #endif

@@ -1,0 +1,70 @@
+/* q4ref_adamw.c: one AdamW step with decoupled weight decay (SPEC §2).
+ *
+ * fp32 path: a plain loop of the SPEC formula, in place on param, m and v.
+ * Truth path: per element, the fp64 evaluation and bounds of q4ref_adamw_elem_bound. */
+#include <math.h>
+
+#include "q4ref_internal.h"
+
+static q4_status check_hyper(const q4ref_adamw_hyper *h, int64_t numel, q4_error *err)
+{
+    q4_status st = q4_check_ptr(h, "h", err);
+    if (st)
+        return st;
+    return q4_check_adamw(numel, h->lr, h->beta1, h->beta2, h->eps, h->wd, h->bc1, h->bc2, err);
+}
+
+q4_status q4ref_adamw_step(float *param, const float *grad, float *m, float *v, int64_t numel,
+                           const q4ref_adamw_hyper *h, q4_error *err)
+{
+    q4_status st;
+    if ((st = check_hyper(h, numel, err)))
+        return st;
+    const size_t bytes = (size_t)numel * sizeof(float);
+    /* Updated in place: each of param, m, v is its own input, but the three must be
+     * separate from each other and from grad. */
+    q4ref_buf in[] = {{grad, bytes, "grad", 0}};
+    q4ref_buf out[] = {{param, bytes, "param", 0}, {m, bytes, "m", 0}, {v, bytes, "v", 0}};
+    if ((st = q4ref_check_bufs(in, 1, out, 3, err)))
+        return st;
+    const float lrwd = h->lr * h->wd, ob1 = 1 - h->beta1, ob2 = 1 - h->beta2;
+    for (int64_t i = 0; i < numel; i++) {
+        const float g = grad[i];
+        float p = param[i];
+        p = p - lrwd * p;
+        m[i] = h->beta1 * m[i] + ob1 * g;
+        v[i] = h->beta2 * v[i] + ob2 * g * g;
+        param[i] = p - h->lr * (m[i] / h->bc1) / (sqrtf(v[i] / h->bc2) + h->eps);
+    }
+    return Q4_OK;
+}
+
+q4_status q4ref_adamw_truth(const float *param, const float *grad, const float *m, const float *v,
+                            int64_t numel, const q4ref_adamw_hyper *h,
+                            double *param_value, double *param_bound,
+                            double *m_value, double *m_bound,
+                            double *v_value, double *v_bound, q4_error *err)
+{
+    q4_status st;
+    if ((st = check_hyper(h, numel, err)))
+        return st;
+    const size_t fb = (size_t)numel * sizeof(float), db = (size_t)numel * sizeof(double);
+    q4ref_buf in[] = {{param, fb, "param", 0}, {grad, fb, "grad", 0}, {m, fb, "m", 0},
+                      {v, fb, "v", 0}};
+    q4ref_buf out[] = {{param_value, db, "param_value", 0}, {param_bound, db, "param_bound", 0},
+                       {m_value, db, "m_value", 0},         {m_bound, db, "m_bound", 0},
+                       {v_value, db, "v_value", 0},         {v_bound, db, "v_bound", 0}};
+    if ((st = q4ref_check_bufs(in, 4, out, 6, err)))
+        return st;
+    for (int64_t i = 0; i < numel; i++) {
+        q4ref_ev p1, m1, v1;
+        q4ref_adamw_elem_bound(param[i], grad[i], m[i], v[i], h, &p1, &m1, &v1);
+        param_value[i] = p1.v;
+        param_bound[i] = p1.e;
+        m_value[i] = m1.v;
+        m_bound[i] = m1.e;
+        v_value[i] = v1.v;
+        v_bound[i] = v1.e;
+    }
+    return Q4_OK;
+}

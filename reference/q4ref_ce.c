@@ -1,0 +1,90 @@
+/* q4ref_ce.c: fused cross-entropy, loss and dlogits in one op (SPEC §2).
+ *
+ * fp32 path: computed in fp32 throughout, max-shifted (stable), two passes per row:
+ * e_j = expf(x_j - max) parked in dlogits while S accumulates, then
+ * dlogits_j = (e_j / S - [j == l]) / n_valid in place; no scratch memory.
+ * Truth path: the fp64 evaluation and per-element bound of q4ref_ce_row_bound. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "q4ref_internal.h"
+
+/* After the shape check: buffers (logits and labels in; outs), then label values. */
+static q4_status check_ce(const float *logits, const int32_t *labels, int64_t R, int64_t V,
+                          const q4ref_buf *outs, int nout, q4_error *err)
+{
+    q4_status st;
+    q4ref_buf in[] = {{logits, (size_t)(R * V) * sizeof(float), "logits", 0},
+                      {labels, (size_t)R * sizeof(int32_t), "labels", 0}};
+    if ((st = q4ref_check_bufs(in, 2, outs, nout, err)))
+        return st;
+    return q4_check_labels(labels, R, V, err);
+}
+
+q4_status q4ref_fused_ce(const float *logits, const int32_t *labels, int64_t R, int64_t V,
+                         float n_valid, float *loss, float *dlogits, q4_error *err)
+{
+    q4_status st;
+    float total = 0;
+    if ((st = q4_check_ce_shape(R, V, n_valid, err)))
+        return st;
+    q4ref_buf out[] = {{loss, sizeof(float), "loss", 0},
+                       {dlogits, (size_t)(R * V) * sizeof(float), "dlogits", 0}};
+    if ((st = check_ce(logits, labels, R, V, out, 2, err)))
+        return st;
+    for (int64_t r = 0; r < R; r++) {
+        const float *x = logits + r * V;
+        float *d = dlogits + r * V, mx = x[0], S = 0;
+        const int32_t l = labels[r];
+        if (l < 0) {
+            memset(d, 0, (size_t)V * sizeof(float));
+            continue;
+        }
+        for (int64_t j = 1; j < V; j++)
+            mx = fmaxf(mx, x[j]);
+        for (int64_t j = 0; j < V; j++) {
+            d[j] = expf(x[j] - mx);
+            S += d[j];
+        }
+        total += (mx + logf(S) - x[l]) / n_valid;
+        for (int64_t j = 0; j < V; j++)
+            d[j] = (d[j] / S - (j == l ? 1.0f : 0.0f)) / n_valid;
+    }
+    *loss = total;
+    return Q4_OK;
+}
+
+q4_status q4ref_fused_ce_truth(const float *logits, const int32_t *labels, int64_t R, int64_t V,
+                               float n_valid, double *loss_value, double *loss_bound,
+                               double *dlogits_value, double *dlogits_bound, q4_error *err)
+{
+    q4_status st;
+    q4ref_ce_row *rows;
+    q4ref_ev loss;
+    if ((st = q4_check_ce_shape(R, V, n_valid, err)))
+        return st;
+    q4ref_buf out[] = {{loss_value, sizeof(double), "loss_value", 0},
+                       {loss_bound, sizeof(double), "loss_bound", 0},
+                       {dlogits_value, (size_t)(R * V) * sizeof(double), "dlogits_value", 0},
+                       {dlogits_bound, (size_t)(R * V) * sizeof(double), "dlogits_bound", 0}};
+    if ((st = check_ce(logits, labels, R, V, out, 4, err)) ||
+        !(rows = q4ref_alloc(R, 1, sizeof *rows, "the per-row losses", &st, err)))
+        return st;
+    for (int64_t r = 0; r < R; r++) {
+        double *dv = dlogits_value + r * V, *db = dlogits_bound + r * V;
+        if (labels[r] < 0) {
+            /* Masked: exact zeros are required, so the bound is 0. */
+            for (int64_t j = 0; j < V; j++)
+                dv[j] = db[j] = 0;
+            rows[r] = (q4ref_ce_row){0, 0, 0};
+            continue;
+        }
+        q4ref_ce_row_bound(logits + r * V, V, labels[r], n_valid, &rows[r], dv, db);
+    }
+    loss = q4ref_ce_loss_sum(rows, R);
+    *loss_value = loss.v;
+    *loss_bound = loss.e;
+    free(rows);
+    return Q4_OK;
+}

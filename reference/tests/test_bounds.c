@@ -1,0 +1,2 @@
+#include "ref_test_util.h"
+int main(void){return 0;}
