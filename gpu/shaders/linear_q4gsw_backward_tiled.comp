@@ -1,0 +1,100 @@
+// q4vk: bindings=4 push=32
+// linear_q4gsw_backward_tiled.comp: dx[M,K] = dout[M,N] @ dequant(W), for M above the
+// gemv range. The tiled GEMM of q4_gemm.glsl with rows = M, cols = K, depth = N:
+// A = dout (rows m, N contiguous, fetched as vec4 and transposed into shared memory),
+// B[n][k] = W[n][k], fetched one word (2 rows x 4 K) per unit and dequantized with
+// the row's group scale while being staged. BK must be a multiple of 8 (one block
+// of rows).
+#version 450
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+
+layout(set = 0, binding = 0) readonly buffer D { vec4 d4[]; };       // dout [M, N]
+layout(set = 0, binding = 1) readonly buffer W { uint w1[]; };       // W_4X8
+layout(set = 0, binding = 2) readonly buffer S { vec2 s2[]; };       // [K/gs, N]
+layout(set = 0, binding = 3) writeonly buffer DX { vec4 dx4[]; };    // [M, K]
+
+layout(push_constant) uniform P {
+    uint M, N, K, gs, N8, tiles_n, tiles_total, unused;
+} pc;
+
+#define G_ROWS pc.M
+#define G_COLS pc.K
+#define G_DEPTH pc.N
+#define G_TILES_N pc.tiles_n
+#define G_TILES_TOTAL pc.tiles_total
+#include "q4_gemm.glsl"
+#include "q4_w4x8.glsl"
+
+// A: BM rows x BK/4 vec4 along N.
+const uint A_UNITS = BM * BK / 4;
+const uint A_IT = (A_UNITS + WG - 1) / WG;
+vec4 a_reg[A_IT];
+
+void fetch_a(uint row0, uint d0)
+{
+    uint N4 = pc.N / 4u;
+    [[unroll]] for (uint it = 0; it < A_IT; it++) {
+        uint u = gl_LocalInvocationIndex + it * WG;
+        uint row = row0 + u / (BK / 4u);
+        uint n4 = d0 / 4u + u % (BK / 4u);
+        a_reg[it] = (u < A_UNITS && row < pc.M && n4 < N4) ? d4[row * N4 + n4] : vec4(0.0);
+    }
+}
+
+void stage_a(uint buf)
+{
+    [[unroll]] for (uint it = 0; it < A_IT; it++) {
+        uint u = gl_LocalInvocationIndex + it * WG;
+        if (u < A_UNITS) {
+            uint mm = u / (BK / 4u), kk = (u % (BK / 4u)) * 4u;
+            [[unroll]] for (uint e = 0; e < 4; e++)
+                as_store1(buf, kk + e, mm, a_reg[it][e]);
+        }
+    }
+}
+
+// B: words, BN/4 (k4) x BK/8 (n8) x 4 (comp); consecutive invocations read the
+// consecutive words of the tile's blocks in one k4 row.
+const uint B_UNITS = BK * BN / 8;
+const uint B_IT = (B_UNITS + WG - 1) / WG;
+uint b_w[B_IT];
+vec2 b_s[B_IT];
+
+void fetch_b(uint col0, uint d0)
+{
+    uint K4 = pc.K / 4u;
+    [[unroll]] for (uint it = 0; it < B_IT; it++) {
+        uint u = gl_LocalInvocationIndex + it * WG;
+        uint comp = u % 4u, n8l = (u / 4u) % (BK / 8u), k4l = u / (BK / 2u);
+        uint n = d0 + 8u * n8l + 2u * comp;  // even row of the word's pair; N % 4 == 0
+        uint k4 = col0 / 4u + k4l;
+        // Rows >= N (odd-N4 padding, or past the last step) are never read.
+        if (u < B_UNITS && n < pc.N && k4 < K4) {
+            uint g = (4u * k4) / pc.gs;
+            b_w[it] = w1[q4_word_index(k4, n / 8u, comp, pc.N8)];
+            b_s[it] = s2[(g * pc.N + n) / 2u];
+        } else {
+            b_w[it] = 0u;
+            b_s[it] = vec2(0.0);
+        }
+    }
+}
+
+void stage_b(uint buf)
+{
+    [[unroll]] for (uint it = 0; it < B_IT; it++) {
+        uint u = gl_LocalInvocationIndex + it * WG;
+        if (u < B_UNITS) {
+            uint comp = u % 4u, n8l = (u / 4u) % (BK / 8u), k4l = u / (BK / 2u);
+            uint nn = 8u * n8l + 2u * comp;
+            bs_store4(buf, nn, k4l, q4_row4(b_w[it], 0u) * b_s[it].x);
+            bs_store4(buf, nn + 1u, k4l, q4_row4(b_w[it], 1u) * b_s[it].y);
+        }
+    }
+}
+
+void store_c(uint row, uint col, vec4 v)
+{
+    dx4[(row * pc.K + col) / 4u] = v;
+}

@@ -1,0 +1,132 @@
+// q4_gemm.glsl: the tiled fp32 GEMM core shared by linear_q4gsw_tiled,
+// linear_q4gsw_backward_tiled and linear_dw_tiled. Include-only.
+//
+// C[rows, cols] = A[rows, depth] @ B[depth, cols]. One workgroup computes one BM x BN
+// tile of C; each invocation keeps a TM x TN block of it in registers. The depth runs
+// in steps of BK through two shared-memory buffers: while the tile of step t is
+// multiplied out of one buffer, the invocations fetch step t+1 from global memory
+// into registers and then store it, dequantized where B is a packed weight, into the
+// other buffer, so one barrier per step suffices.
+//
+// An invocation's rows are TM/4 groups of 4 at stride 4*WM and its columns TN/4
+// groups of 4 at stride 4*WN, so a subgroup's shared-memory reads of A are
+// broadcasts and its reads of B are contiguous (no bank conflicts).
+//
+// The including kernel defines, before #include:
+//   G_ROWS, G_COLS, G_DEPTH     the GEMM shape (cols a multiple of 4)
+//   G_TILES_N, G_TILES_TOTAL    tiles along cols, and in all (the grid may be folded)
+// and, after, these hooks (prototypes below):
+//   fetch_a(row0, d0) / fetch_b(col0, d0): global -> registers for the step at d0,
+//       zero where out of bounds, never reading past a buffer;
+//   stage_a(buf) / stage_b(buf): registers -> shared buffer `buf` with as_store1,
+//       as_store4, bs_store4;
+//   store_c(row, col, v): writes C[row][col..col+3] (in bounds, called exactly once).
+#ifndef Q4_GEMM_GLSL
+#define Q4_GEMM_GLSL
+
+// Tile shape, chosen by the launcher from the device limits. The workgroup size
+// (local_size_x_id = 0) must be set to WG = (BM/TM) * (BN/TN).
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint BM = 64;   // rows of C per workgroup
+layout(constant_id = 2) const uint BN = 64;   // cols of C per workgroup
+layout(constant_id = 3) const uint BK = 16;   // depth per step (a multiple of 8)
+layout(constant_id = 4) const uint TM = 4;    // rows per invocation (a multiple of 4)
+layout(constant_id = 5) const uint TN = 4;    // cols per invocation (a multiple of 4)
+
+const uint WM = BM / TM;          // invocations along rows
+const uint WN = BN / TN;          // invocations along cols
+const uint WG = WM * WN;
+// Rows of the shared tiles are padded by one vec4 so that column-wise stores by
+// consecutive invocations fall in different banks.
+const uint BMP4 = BM / 4 + 1;
+const uint BNP4 = BN / 4 + 1;
+
+shared vec4 As[2 * BK * BMP4];    // [buf][depth][rows]: A transposed
+shared vec4 Bs[2 * BK * BNP4];    // [buf][depth][cols]
+
+void fetch_a(uint row0, uint d0);
+void fetch_b(uint col0, uint d0);
+void stage_a(uint buf);
+void stage_b(uint buf);
+void store_c(uint row, uint col, vec4 v);
+
+void as_store1(uint buf, uint kk, uint mm, float v)
+{
+    As[(buf * BK + kk) * BMP4 + mm / 4u][mm % 4u] = v;
+}
+void as_store4(uint buf, uint kk, uint mm4, vec4 v)
+{
+    As[(buf * BK + kk) * BMP4 + mm4] = v;
+}
+void bs_store4(uint buf, uint kk, uint nn4, vec4 v)
+{
+    Bs[(buf * BK + kk) * BNP4 + nn4] = v;
+}
+
+void main()
+{
+    // Folded grid: rebuild the flat tile index; the excess groups of the last row do nothing.
+    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (gid >= G_TILES_TOTAL)
+        return;
+    uint row0 = (gid / G_TILES_N) * BM;
+    uint col0 = (gid % G_TILES_N) * BN;
+    uint tid = gl_LocalInvocationIndex;
+    uint tx = tid % WN, ty = tid / WN;
+
+    vec4 acc[TM][TN / 4];
+    [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN / 4; j++)
+            acc[i][j] = vec4(0.0);
+
+    uint steps = (G_DEPTH + BK - 1u) / BK;
+    fetch_a(row0, 0u);
+    fetch_b(col0, 0u);
+    stage_a(0u);
+    stage_b(0u);
+    barrier();
+
+    for (uint t = 0u; t < steps; t++) {
+        uint cur = t & 1u;
+        bool more = t + 1u < steps;
+        if (more) {
+            // Issued before the arithmetic so that the loads overlap it.
+            fetch_a(row0, (t + 1u) * BK);
+            fetch_b(col0, (t + 1u) * BK);
+        }
+        [[unroll]] for (uint kk = 0; kk < BK; kk++) {
+            vec4 a[TM / 4];
+            vec4 b[TN / 4];
+            [[unroll]] for (uint i = 0; i < TM / 4; i++)
+                a[i] = As[(cur * BK + kk) * BMP4 + i * WM + ty];
+            [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                b[j] = Bs[(cur * BK + kk) * BNP4 + j * WN + tx];
+            [[unroll]] for (uint i = 0; i < TM / 4; i++)
+                [[unroll]] for (uint r = 0; r < 4; r++)
+                    [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                        acc[i * 4 + r][j] += a[i][r] * b[j];
+        }
+        // The other buffer was last read in step t-1, which every invocation has
+        // finished (barrier at the end of t-1); the barrier below publishes it.
+        if (more) {
+            stage_a(cur ^ 1u);
+            stage_b(cur ^ 1u);
+        }
+        barrier();
+    }
+
+    [[unroll]] for (uint i = 0; i < TM / 4; i++) {
+        [[unroll]] for (uint r = 0; r < 4; r++) {
+            uint row = row0 + (i * WM + ty) * 4u + r;
+            if (row >= G_ROWS)
+                continue;
+            [[unroll]] for (uint j = 0; j < TN / 4; j++) {
+                uint col = col0 + (j * WN + tx) * 4u;
+                if (col < G_COLS)
+                    store_c(row, col, acc[i * 4 + r][j]);
+            }
+        }
+    }
+}
+
+#endif
