@@ -78,7 +78,7 @@ static inline q4_status q4vk_ew_pipeline(q4vk_context *ctx, const char *name,
     const q4vk_kernel *k = q4vk_kernel_find(name);
     if (!k)
         return q4_fail(err, Q4_ERR_UNSUPPORTED, "kernel %s is not built into this q4vk", name);
-    return q4vk_pipeline(ctx, k, spec, out, err);
+    return q4vk_pipeline_get(ctx, k, spec, out, err);
 }
 
 #endif

@@ -1,0 +1,694 @@
+/* test_gpu_elementwise.c: GPU tests of fused_ce, adamw_step and q4gsw_requant (Check).
+ *
+ * One program, one suite per op; `test_gpu_elementwise fused_ce|adamw|requant` runs
+ * one suite (ctest registers each as its own test). Every result is judged against
+ * the fp64 truth of q4ref with its per-element bounds (SPEC §3); requant codes must
+ * be exact (strict mode: our kernels correct the division's rounding). Each output
+ * buffer is prefilled with a sentinel and followed by guard words, so a word not
+ * written or written out of range is caught. The split paths (several dispatches over
+ * aligned binding windows) are driven through the launchers' _limit entry points
+ * with a small binding limit. Exits 77 only when there is no Vulkan device at all. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "q4ref.h"
+#include "q4vk.h"
+#include "q4vk_op_ew.h"
+
+static q4vk_context *ctx;
+
+#define GUARD_WORDS 16
+#define GUARD 0xC0FFEE11u
+#define SENTINEL 0x7FBADBADu   /* a NaN: any element left unwritten fails its bound */
+
+/* ---------------- helpers ---------------- */
+
+static uint64_t rng_state;
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);   /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+/* uniform in [lo, hi) */
+static float rng_uniform(float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((double)(rng_next() >> 40) / (double)(1ull << 24));
+}
+
+/* A device buffer holding `bytes` of data (uploaded when src != NULL, else the
+ * sentinel) followed by GUARD_WORDS guard words. */
+static q4vk_buffer *dev_buf(const void *src, size_t bytes)
+{
+    const size_t words = (bytes + 3) / 4 + GUARD_WORDS;
+    uint32_t *init = malloc(words * 4);
+    q4vk_buffer *b = NULL;
+    q4_error err = {0};
+    ck_assert_ptr_nonnull(init);
+    for (size_t i = 0; i < words; i++)
+        init[i] = i < (bytes + 3) / 4 ? SENTINEL : GUARD;
+    if (src)
+        memcpy(init, src, bytes);
+    ck_assert_msg(q4vk_buffer_create(ctx, words * 4, &b, &err) == Q4_OK, "%s", err.msg);
+    ck_assert_msg(q4vk_upload(ctx, b, 0, init, words * 4, &err) == Q4_OK, "%s", err.msg);
+    free(init);
+    return b;
+}
+
+/* A buffer of exactly `bytes` (no guard words), for the argument checks. */
+static q4vk_buffer *raw_buf(size_t bytes)
+{
+    q4vk_buffer *b = NULL;
+    q4_error err = {0};
+    ck_assert_msg(q4vk_buffer_create(ctx, bytes, &b, &err) == Q4_OK, "%s", err.msg);
+    return b;
+}
+
+/* Downloads `bytes` of data into dst and checks that the guard words are intact. */
+static void dev_get(q4vk_buffer *b, void *dst, size_t bytes, const char *what)
+{
+    const size_t words = (bytes + 3) / 4 + GUARD_WORDS;
+    uint32_t *all = malloc(words * 4);
+    q4_error err = {0};
+    ck_assert_ptr_nonnull(all);
+    ck_assert_msg(q4vk_download(ctx, b, 0, all, words * 4, &err) == Q4_OK, "%s", err.msg);
+    for (size_t i = (bytes + 3) / 4; i < words; i++)
+        ck_assert_msg(all[i] == GUARD, "%s: guard word %zu after the output is 0x%08x",
+                      what, i - (bytes + 3) / 4, all[i]);
+    memcpy(dst, all, bytes);
+    free(all);
+}
+
+/* |got - value| <= bound for every element; returns the worst err/bound (margin). */
+static double judge(const char *what, const float *got, const double *value, const double *bound,
+                    int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double e = fabs((double)got[i] - value[i]);
+        ck_assert_msg(e <= bound[i], "%s[%lld] = %.9g, truth %.17g, error %.3g > bound %.3g",
+                      what, (long long)i, got[i], value[i], e, bound[i]);
+        if (bound[i] > 0 && e / bound[i] > worst)
+            worst = e / bound[i];
+    }
+    return worst;
+}
+
+#define CK_OK(call)                                                                 \
+    do {                                                                            \
+        q4_error err_ = {0};                                                        \
+        q4_status st_ = (call);                                                     \
+        ck_assert_msg(st_ == Q4_OK, "%s: %s", q4_status_name(st_), err_.msg);       \
+    } while (0)
+
+/* Expects status `want` and a message containing `needle`. */
+#define CK_FAILS(want, needle, call)                                                \
+    do {                                                                            \
+        q4_error err_ = {0};                                                        \
+        q4_status st_ = (call);                                                     \
+        ck_assert_msg(st_ == (want), "expected %s, got %s (%s)", q4_status_name(want), \
+                      q4_status_name(st_), err_.msg);                               \
+        ck_assert_msg(strstr(err_.msg, (needle)) != NULL, "message \"%s\" lacks \"%s\"", \
+                      err_.msg, (needle));                                          \
+    } while (0)
+
+/* ---------------- fused_ce ---------------- */
+
+/* Runs fused_ce on R x V logits (uniform in [-amp, amp)) with the given labels through
+ * a binding limit (0 = the device's), and judges loss and dlogits against the truth. */
+static void ce_case(int64_t R, int64_t V, const int32_t *labels, float amp, uint64_t limit)
+{
+    const size_t n = (size_t)(R * V);
+    float *x = malloc(n * 4), *dl = malloc(n * 4), loss = 0;
+    double *dv = malloc(n * 8), *db = malloc(n * 8), lv, lb;
+    int64_t valid = 0;
+    ck_assert(x && dl && dv && db);
+    for (size_t i = 0; i < n; i++)
+        x[i] = rng_uniform(-amp, amp);
+    for (int64_t r = 0; r < R; r++)
+        valid += labels[r] >= 0;
+    const float nv = valid ? (float)valid : 1.0f;
+
+    q4vk_buffer *bx = dev_buf(x, n * 4), *bl = dev_buf(labels, (size_t)R * 4);
+    q4vk_buffer *bloss = dev_buf(NULL, 4), *bd = dev_buf(NULL, n * 4);
+    q4vk_ce_args a = {bx, bl, bloss, bd, R, V, nv};
+    CK_OK(limit ? q4vk_fused_ce_limit(ctx, &a, limit, NULL, &err_)
+                : q4vk_fused_ce(ctx, &a, NULL, &err_));
+    dev_get(bd, dl, n * 4, "dlogits");
+    dev_get(bloss, &loss, 4, "loss");
+
+    CK_OK(q4ref_fused_ce_truth(x, labels, R, V, nv, &lv, &lb, dv, db, &err_));
+    judge("dlogits", dl, dv, db, (int64_t)n);
+    judge("loss", &loss, &lv, &lb, 1);
+    for (int64_t r = 0; r < R; r++)   /* masked rows: exact zeros */
+        for (int64_t j = 0; labels[r] < 0 && j < V; j++)
+            ck_assert_msg(dl[r * V + j] == 0.0f && !signbit(dl[r * V + j]),
+                          "masked row %lld: dlogits[%lld] = %g", (long long)r, (long long)j,
+                          dl[r * V + j]);
+    if (!valid)
+        ck_assert_msg(loss == 0.0f, "all rows masked: loss = %g", loss);
+
+    q4vk_buffer_destroy(ctx, bx);
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bloss);
+    q4vk_buffer_destroy(ctx, bd);
+    free(x), free(dl), free(dv), free(db);
+}
+
+static int32_t *labels_mixed(int64_t R, int64_t V)
+{
+    int32_t *l = malloc((size_t)R * 4);
+    ck_assert_ptr_nonnull(l);
+    for (int64_t r = 0; r < R; r++) {
+        switch (r % 5) {
+        case 0: l[r] = -100; break;          /* ignore index */
+        case 1: l[r] = (int32_t)(V - 1); break;
+        case 2: l[r] = 0; break;
+        default: l[r] = (int32_t)(rng_next() % (uint64_t)V);
+        }
+    }
+    return l;
+}
+
+START_TEST(ce_masked_and_unaligned)
+{
+    /* V % 4 != 0: rows start at every alignment, so head, vec4 body and tail all run */
+    rng_state = 1;
+    int32_t *l = labels_mixed(23, 37);
+    ce_case(23, 37, l, 8.0f, 0);
+    free(l);
+    int32_t l1[3] = {-1, 1, 2};
+    ce_case(3, 1, (int32_t[]){-1, 0, 0}, 3.0f, 0);   /* V = 1: softmax is 1, gradient 0 */
+    ce_case(3, 3, l1, 3.0f, 0);
+}
+END_TEST
+
+START_TEST(ce_all_masked)
+{
+    rng_state = 2;
+    int32_t l[6] = {-1, -100, -7, -1, INT32_MIN, -2};
+    ce_case(6, 64, l, 5.0f, 0);
+    ce_case(6, 9, l, 5.0f, 0);
+}
+END_TEST
+
+START_TEST(ce_large_vocab)
+{
+    rng_state = 3;
+    int32_t l[3] = {128255, 5, -1};
+    ce_case(3, 128256, l, 20.0f, 0);
+}
+END_TEST
+
+START_TEST(ce_extremes)
+{
+    /* large logits (exp would overflow without the max shift) and a constant row */
+    rng_state = 4;
+    const int64_t R = 3, V = 1000;
+    float *x = malloc(R * V * 4), *dl = malloc(R * V * 4), loss;
+    double *dv = malloc(R * V * 8), *db = malloc(R * V * 8), lv, lb;
+    int32_t l[3] = {17, 999, 0};
+    ck_assert(x && dl && dv && db);
+    for (int64_t j = 0; j < V; j++) {
+        x[j] = rng_uniform(-1.0f, 1.0f) * 3000.0f;
+        x[V + j] = 1.5f;
+        x[2 * V + j] = rng_uniform(80.0f, 100.0f);
+    }
+    q4vk_buffer *bx = dev_buf(x, R * V * 4), *bl = dev_buf(l, R * 4);
+    q4vk_buffer *bloss = dev_buf(NULL, 4), *bd = dev_buf(NULL, R * V * 4);
+    q4vk_ce_args a = {bx, bl, bloss, bd, R, V, 3.0f};
+    CK_OK(q4vk_fused_ce(ctx, &a, NULL, &err_));
+    dev_get(bd, dl, R * V * 4, "dlogits");
+    dev_get(bloss, &loss, 4, "loss");
+    CK_OK(q4ref_fused_ce_truth(x, l, R, V, 3.0f, &lv, &lb, dv, db, &err_));
+    judge("dlogits", dl, dv, db, R * V);
+    judge("loss", &loss, &lv, &lb, 1);
+    q4vk_buffer_destroy(ctx, bx);
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bloss);
+    q4vk_buffer_destroy(ctx, bd);
+    free(x), free(dl), free(dv), free(db);
+}
+END_TEST
+
+START_TEST(ce_many_rows)
+{
+    /* more rows than 65535 workgroups: the grid is folded over x and y */
+    rng_state = 5;
+    int32_t *l = labels_mixed(70001, 6);
+    ce_case(70001, 6, l, 4.0f, 0);
+    free(l);
+}
+END_TEST
+
+START_TEST(ce_split_rows)
+{
+    /* a 2 KiB binding limit: rows go in several dispatches, windows at every alignment */
+    rng_state = 6;
+    int32_t *l = labels_mixed(41, 37);
+    ce_case(41, 37, l, 6.0f, 2048);
+    free(l);
+    l = labels_mixed(9, 120);
+    ce_case(9, 120, l, 6.0f, 512);   /* one row per dispatch */
+    free(l);
+}
+END_TEST
+
+START_TEST(ce_label_out_of_range_is_masked)
+{
+    /* the host must reject labels >= V (q4_check_labels); if one reaches the kernel
+     * anyway, the row is treated as masked and nothing is indexed out of range */
+    int32_t l[2] = {40, 1 << 30};
+    float x[2 * 40] = {0}, dl[2 * 40], loss = -1;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_check_labels(l, 2, 40, &err), Q4_ERR_ARG);
+    q4vk_buffer *bx = dev_buf(x, sizeof x), *bl = dev_buf(l, sizeof l);
+    q4vk_buffer *bloss = dev_buf(NULL, 4), *bd = dev_buf(NULL, sizeof dl);
+    q4vk_ce_args a = {bx, bl, bloss, bd, 2, 40, 1.0f};
+    CK_OK(q4vk_fused_ce(ctx, &a, NULL, &err_));
+    dev_get(bd, dl, sizeof dl, "dlogits");
+    dev_get(bloss, &loss, 4, "loss");
+    for (int i = 0; i < 80; i++)
+        ck_assert_float_eq(dl[i], 0.0f);
+    ck_assert_float_eq(loss, 0.0f);
+    q4vk_buffer_destroy(ctx, bx);
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bloss);
+    q4vk_buffer_destroy(ctx, bd);
+}
+END_TEST
+
+START_TEST(ce_bad_args)
+{
+    q4vk_buffer *bx = raw_buf(40 * 4), *bl = raw_buf(4 * 4);
+    q4vk_buffer *bloss = raw_buf(4), *bd = raw_buf(40 * 4);
+    q4vk_buffer *small = raw_buf(4);
+    q4vk_ce_args a = {bx, bl, bloss, bd, 4, 10, 2.0f}, b;
+    b = a, b.logits = NULL;
+    CK_FAILS(Q4_ERR_ARG, "logits is NULL; expected a buffer", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.loss = NULL;
+    CK_FAILS(Q4_ERR_ARG, "loss is NULL", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.R = 5;   /* every buffer is now short by a row; the first named is logits */
+    CK_FAILS(Q4_ERR_ARG, "buffer logits holds", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.dlogits = small;
+    CK_FAILS(Q4_ERR_ARG, "buffer dlogits holds 4 bytes; the shape needs 160",
+             q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.V = 0;
+    CK_FAILS(Q4_ERR_ARG, "V = 0 must be at least 1", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.R = -1;
+    CK_FAILS(Q4_ERR_ARG, "R = -1 must be at least 1", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.n_valid = 0;
+    CK_FAILS(Q4_ERR_ARG, "n_valid = 0 must be a finite number greater than 0",
+             q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.n_valid = NAN;
+    CK_FAILS(Q4_ERR_ARG, "n_valid", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    b = a, b.dlogits = bx;
+    CK_FAILS(Q4_ERR_ARG, "dlogits and logits overlap", q4vk_fused_ce(ctx, &b, NULL, &err_));
+    CK_FAILS(Q4_ERR_ARG, "args is NULL", q4vk_fused_ce(ctx, NULL, NULL, &err_));
+    CK_FAILS(Q4_ERR_ARG, "ctx is NULL", q4vk_fused_ce(NULL, &a, NULL, &err_));
+    /* one row above the binding limit cannot be split */
+    CK_FAILS(Q4_ERR_RESOURCE, "maxStorageBufferRange", q4vk_fused_ce_limit(ctx, &a, 32, NULL, &err_));
+    q4vk_buffer_destroy(ctx, bx);
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bloss);
+    q4vk_buffer_destroy(ctx, bd);
+    q4vk_buffer_destroy(ctx, small);
+}
+END_TEST
+
+/* ---------------- adamw_step ---------------- */
+
+/* `steps` AdamW steps on numel elements; each step's GPU result is judged against the
+ * truth of that step from the GPU's previous state. limit 0: the device's binding limit. */
+static void adamw_case(int64_t numel, float wd, int steps, uint64_t limit)
+{
+    const size_t n = (size_t)numel;
+    float *p = malloc(n * 4), *g = malloc(n * 4), *m = malloc(n * 4), *v = malloc(n * 4);
+    double *tv[6];
+    ck_assert(p && g && m && v);
+    for (int i = 0; i < 6; i++)
+        ck_assert_ptr_nonnull(tv[i] = malloc(n * 8));
+    for (size_t i = 0; i < n; i++) {
+        p[i] = rng_uniform(-1, 1);
+        m[i] = 0;
+        v[i] = 0;
+    }
+    q4vk_buffer *bp = dev_buf(p, n * 4), *bg = dev_buf(NULL, n * 4);
+    q4vk_buffer *bm = dev_buf(m, n * 4), *bv = dev_buf(v, n * 4);
+    const float b1 = 0.9f, b2 = 0.999f;
+    for (int t = 1; t <= steps; t++) {
+        /* gradients over many magnitudes, some exactly zero */
+        for (size_t i = 0; i < n; i++)
+            g[i] = i % 17 == 3 ? 0.0f : rng_uniform(-1, 1) * ldexpf(1.0f, (int)(rng_next() % 20) - 10);
+        CK_OK(q4vk_upload(ctx, bg, 0, g, n * 4, &err_));
+        q4ref_adamw_hyper h = {1e-3f, b1, b2, 1e-8f, wd, 1.0f - powf(b1, (float)t),
+                               1.0f - powf(b2, (float)t)};
+        CK_OK(q4ref_adamw_truth(p, g, m, v, numel, &h, tv[0], tv[1], tv[2], tv[3], tv[4], tv[5],
+                                &err_));
+        q4vk_adamw_args a = {bp, bg, bm, bv, numel, h.lr, h.beta1, h.beta2, h.eps, h.wd,
+                             h.bc1, h.bc2};
+        CK_OK(limit ? q4vk_adamw_step_limit(ctx, &a, limit, NULL, &err_)
+                    : q4vk_adamw_step(ctx, &a, NULL, &err_));
+        dev_get(bp, p, n * 4, "param");
+        dev_get(bm, m, n * 4, "m");
+        dev_get(bv, v, n * 4, "v");
+        judge("param", p, tv[0], tv[1], numel);
+        judge("m", m, tv[2], tv[3], numel);
+        judge("v", v, tv[4], tv[5], numel);
+    }
+    q4vk_buffer_destroy(ctx, bp);
+    q4vk_buffer_destroy(ctx, bg);
+    q4vk_buffer_destroy(ctx, bm);
+    q4vk_buffer_destroy(ctx, bv);
+    for (int i = 0; i < 6; i++)
+        free(tv[i]);
+    free(p), free(g), free(m), free(v);
+}
+
+START_TEST(adamw_steps)
+{
+    rng_state = 11;
+    adamw_case(1003, 0.01f, 4, 0);   /* weight decay on, numel % 4 == 3 */
+    adamw_case(1000, 0.0f, 4, 0);    /* off, whole vec4 only */
+    adamw_case(1, 0.1f, 2, 0);       /* the scalar tail alone */
+    adamw_case(6, 0.1f, 2, 0);
+}
+END_TEST
+
+START_TEST(adamw_many_groups)
+{
+    rng_state = 12;
+    adamw_case((int64_t)65536 * 4 * 4 + 5, 0.01f, 1, 0);   /* 1M+ elements, > 1000 groups */
+}
+END_TEST
+
+START_TEST(adamw_split)
+{
+    rng_state = 13;
+    adamw_case(10007, 0.01f, 2, 4096);   /* 10 dispatches of 1024 floats, then a tail */
+    adamw_case(999, 0.0f, 2, 1000);      /* limit not a multiple of the alignment */
+}
+END_TEST
+
+START_TEST(adamw_bad_args)
+{
+    q4vk_buffer *b[4], *small = raw_buf(8);
+    for (int i = 0; i < 4; i++)
+        b[i] = raw_buf(40);
+    q4vk_adamw_args a = {b[0], b[1], b[2], b[3], 10, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 0.1f, 0.001f};
+    q4vk_adamw_args c;
+    c = a, c.bc1 = 0;
+    CK_FAILS(Q4_ERR_ARG, "bc1 = 1 - beta1^t must be non-zero", q4vk_adamw_step(ctx, &c, NULL, &err_));
+    c = a, c.numel = 0;
+    CK_FAILS(Q4_ERR_ARG, "numel = 0 must be at least 1", q4vk_adamw_step(ctx, &c, NULL, &err_));
+    c = a, c.lr = INFINITY;
+    CK_FAILS(Q4_ERR_ARG, "lr = inf must be finite", q4vk_adamw_step(ctx, &c, NULL, &err_));
+    c = a, c.grad = NULL;
+    CK_FAILS(Q4_ERR_ARG, "grad is NULL; expected a buffer", q4vk_adamw_step(ctx, &c, NULL, &err_));
+    c = a, c.v = small;
+    CK_FAILS(Q4_ERR_ARG, "buffer v holds 8 bytes; the shape needs 40",
+             q4vk_adamw_step(ctx, &c, NULL, &err_));
+    c = a, c.m = c.param;
+    CK_FAILS(Q4_ERR_ARG, "param and m overlap", q4vk_adamw_step(ctx, &c, NULL, &err_));
+    CK_FAILS(Q4_ERR_ARG, "args is NULL", q4vk_adamw_step(ctx, NULL, NULL, &err_));
+    for (int i = 0; i < 4; i++)
+        q4vk_buffer_destroy(ctx, b[i]);
+    q4vk_buffer_destroy(ctx, small);
+}
+END_TEST
+
+/* ---------------- q4gsw_requant ---------------- */
+
+/* Runs requant into both layouts (limit 0: the device's binding limit) and checks the
+ * codes exactly against the truth's exact code (strict) or, when !strict, against
+ * code or alt; W_4X8 must equal the reference packing word for word, padding words
+ * included, and flat byte for byte. Returns the number of non-exact (alt) codes. */
+static int64_t requant_case(const float *lat, const float *sc, int64_t N, int64_t K, int64_t gs,
+                            int strict, uint64_t limit)
+{
+    const int64_t nw = q4_w4x8_words(N, K), nf = q4_flat_bytes(N, K), ns = q4_scales_count(N, K, gs);
+    uint8_t *code = malloc((size_t)(N * K)), *alt = malloc((size_t)(N * K));
+    uint8_t *got = malloc((size_t)(N * K)), *gotf = malloc((size_t)(N * K)), *flat = malloc((size_t)nf);
+    uint8_t *want_flat = malloc((size_t)nf);
+    uint32_t *w = malloc((size_t)nw * 4), *want_w = malloc((size_t)nw * 4);
+    int64_t n_alt = 0;
+    ck_assert(code && alt && got && gotf && flat && want_flat && w && want_w);
+    CK_OK(q4_check_scales(sc, ns, &err_));   /* what a caller must do before upload */
+    CK_OK(q4ref_requant_truth(lat, sc, N, K, gs, code, alt, &err_));
+
+    q4vk_buffer *bl = dev_buf(lat, (size_t)(N * K) * 4), *bs = dev_buf(sc, (size_t)ns * 4);
+    q4vk_buffer *bw = dev_buf(NULL, (size_t)nw * 4), *bf = dev_buf(NULL, (size_t)nf);
+    q4vk_requant_args a = {bl, bs, bw, bf, N, K, gs};
+    CK_OK(limit ? q4vk_q4gsw_requant_limit(ctx, &a, limit, NULL, &err_)
+                : q4vk_q4gsw_requant(ctx, &a, NULL, &err_));
+    dev_get(bw, w, (size_t)nw * 4, "w");
+    dev_get(bf, flat, (size_t)nf, "flat");
+    CK_OK(q4ref_unpack_w4x8(w, N, K, got, &err_));
+    CK_OK(q4ref_unpack_flat(flat, N, K, gotf, &err_));
+    for (int64_t i = 0; i < N * K; i++) {
+        const float s = sc[(i % K / gs) * N + i / K];
+        ck_assert_msg(got[i] == gotf[i], "(%lld, %lld): W_4X8 code %u, flat code %u",
+                      (long long)(i / K), (long long)(i % K), got[i], gotf[i]);
+        ck_assert_msg(got[i] == code[i] || (!strict && got[i] == alt[i]),
+                      "(%lld, %lld): latent %.9g / scale %.9g gave code %u, expected %u%s",
+                      (long long)(i / K), (long long)(i % K), lat[i], s, got[i], code[i],
+                      strict ? " (strict)" : "");
+        n_alt += got[i] != code[i];
+    }
+    if (n_alt == 0) {   /* then both layouts must equal the reference packing exactly */
+        CK_OK(q4ref_pack_w4x8(code, N, K, want_w, &err_));
+        CK_OK(q4ref_pack_flat(code, N, K, want_flat, &err_));
+        for (int64_t i = 0; i < nw; i++)
+            ck_assert_msg(w[i] == want_w[i], "W_4X8 word %lld = 0x%08x, expected 0x%08x",
+                          (long long)i, w[i], want_w[i]);
+        ck_assert(memcmp(flat, want_flat, (size_t)nf) == 0);
+    }
+    /* W only, then flat only: the other output stays untouched */
+    for (int only = 0; only < 2; only++) {
+        q4vk_buffer *o = dev_buf(NULL, (size_t)(only ? nf : nw * 4));
+        q4vk_requant_args b = {bl, bs, only ? NULL : o, only ? o : NULL, N, K, gs};
+        uint8_t *again = malloc((size_t)(only ? nf : nw * 4));
+        ck_assert_ptr_nonnull(again);
+        CK_OK(q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+        dev_get(o, again, (size_t)(only ? nf : nw * 4), only ? "flat alone" : "w alone");
+        ck_assert(memcmp(again, only ? (void *)flat : (void *)w, (size_t)(only ? nf : nw * 4)) == 0);
+        free(again);
+        q4vk_buffer_destroy(ctx, o);
+    }
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bs);
+    q4vk_buffer_destroy(ctx, bw);
+    q4vk_buffer_destroy(ctx, bf);
+    free(code), free(alt), free(got), free(gotf), free(flat), free(want_flat), free(w), free(want_w);
+    return n_alt;
+}
+
+START_TEST(requant_ties_and_clamps)
+{
+    /* quotients placed exactly on ties and clamp edges, with power-of-two scales of
+     * both signs: exact roundEven is required (round() would fail 0.5, 2.5, -2.5) */
+    static const float t[] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -1.5f, 3.5f, -3.5f,
+                              6.5f, 7.5f, -8.5f, -7.5f, 7.49f, -8.49f, 100.0f, -100.0f,
+                              0.0f, -0.0f, 0.49999997f, 2.5000002f, 1e-30f, -6.5f, 4.5f, 5.5f};
+    static const float pw[] = {1.0f, 0.5f, 2.0f, 0.0078125f, -1.0f, -0.25f, 1024.0f, 0x1p-120f};
+    const int64_t N = 8, K = 24, gs = 4;   /* 6 groups x 8 rows = 48 scales */
+    float lat[8 * 24], sc[6 * 8];
+    for (int64_t g = 0; g < K / gs; g++)
+        for (int64_t n = 0; n < N; n++)
+            sc[g * N + n] = pw[(n + g) % 8];
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < K; k++)
+            lat[n * K + k] = t[k] * sc[(k / gs) * N + n];
+    ck_assert_int_eq(requant_case(lat, sc, N, K, gs, 1, 0), 0);
+
+    /* hand-checked: scale 1 (row 0, group 0): 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> 0 */
+    uint8_t codes[8 * 24], alt[8 * 24];
+    q4_error err = {0};
+    ck_assert_int_eq(q4ref_requant_truth(lat, sc, N, K, gs, codes, alt, &err), Q4_OK);
+    ck_assert_int_eq(codes[0], 8);
+    ck_assert_int_eq(codes[1], 10);
+    ck_assert_int_eq(codes[2], 10);
+    ck_assert_int_eq(codes[3], 8);
+    ck_assert_int_eq(codes[4], 6);    /* -2.5 -> -2 */
+}
+END_TEST
+
+START_TEST(requant_zero_scales_and_infinities)
+{
+    const int64_t N = 4, K = 8, gs = 4;
+    float lat[32], sc[8] = {0, 1, 0, 0x1p-126f, 2, 0, -0.0f, 4};
+    for (int i = 0; i < 32; i++)
+        lat[i] = (float)(i - 16) * 0.75f;
+    lat[5] = INFINITY;          /* inf / s: clamps */
+    lat[9] = -INFINITY;
+    lat[15] = 3e38f;            /* over the smallest normal scale: the quotient overflows */
+    lat[13] = -3e38f;
+    ck_assert_int_eq(requant_case(lat, sc, N, K, gs, 1, 0), 0);
+    /* every element of a zero-scale (row, group) is code 8: row 0, group 0 */
+    uint8_t code[32], alt[32];
+    q4_error err = {0};
+    ck_assert_int_eq(q4ref_requant_truth(lat, sc, N, K, gs, code, alt, &err), Q4_OK);
+    for (int k = 0; k < 4; k++)
+        ck_assert_int_eq(code[k], 8);
+}
+END_TEST
+
+/* Random latents in [-10 s, 10 s] (clamps included) with random scales, some zero. */
+static int64_t requant_random(int64_t N, int64_t K, int64_t gs, int pow2, uint64_t limit)
+{
+    const int64_t ns = q4_scales_count(N, K, gs);
+    float *lat = malloc((size_t)(N * K) * 4), *sc = malloc((size_t)ns * 4);
+    ck_assert(lat && sc);
+    for (int64_t i = 0; i < ns; i++) {
+        const float mag = pow2 ? ldexpf(1.0f, (int)(rng_next() % 16) - 8) : rng_uniform(0.01f, 2.0f);
+        sc[i] = i % 13 == 5 ? 0.0f : (rng_next() & 1 ? mag : -mag);
+    }
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < K; k++) {
+            const float s = sc[(k / gs) * N + n] == 0 ? 1.0f : sc[(k / gs) * N + n];
+            /* a third on exact multiples of s/2 (ties), the rest anywhere */
+            lat[n * K + k] = rng_next() % 3 == 0 ? (float)((int)(rng_next() % 41) - 20) * 0.5f * s
+                                                 : rng_uniform(-10, 10) * s;
+        }
+    int64_t n_alt = requant_case(lat, sc, N, K, gs, pow2, limit);
+    free(lat), free(sc);
+    return n_alt;
+}
+
+START_TEST(requant_odd_n4)
+{
+    rng_state = 21;
+    requant_random(12, 16, 8, 1, 0);    /* N4 = 3: last block half padding */
+    requant_random(20, 8, 4, 1, 0);     /* N4 = 5 */
+    requant_random(4, 4, 4, 1, 0);      /* a single half block */
+}
+END_TEST
+
+START_TEST(requant_random_shapes)
+{
+    rng_state = 22;
+    requant_random(64, 96, 32, 1, 0);   /* power-of-two scales: strict */
+    requant_random(28, 12, 4, 1, 0);    /* K % 8 == 4: flat words span two rows */
+    /* arbitrary scales: code or its conformant neighbour (SPEC §3) */
+    int64_t n_alt = requant_random(96, 128, 64, 0, 0);
+    ck_assert_msg(n_alt < 96 * 128 / 100, "%lld codes off the exact one", (long long)n_alt);
+}
+END_TEST
+
+START_TEST(requant_split)
+{
+    rng_state = 23;
+    /* 8-row ranges (limit just over 8 rows of K floats plus the alignment slack) */
+    requant_random(44, 20, 4, 1, 8 * 20 * 4 + 256);
+    requant_random(36, 12, 12, 1, 16 * 12 * 4 + 300);   /* 16-row ranges, odd N4 at the end */
+}
+END_TEST
+
+START_TEST(requant_bad_args)
+{
+    q4vk_buffer *bl = raw_buf(8 * 8 * 4), *bs = raw_buf(2 * 8 * 4);
+    q4vk_buffer *bw = raw_buf((size_t)q4_w4x8_words(8, 8) * 4), *bf = raw_buf(32);
+    q4vk_buffer *small = raw_buf(4);
+    q4vk_requant_args a = {bl, bs, bw, bf, 8, 8, 4}, b;
+    b = a, b.w = NULL, b.flat = NULL;
+    CK_FAILS(Q4_ERR_ARG, "w and flat are both NULL", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.latent = NULL;
+    CK_FAILS(Q4_ERR_ARG, "latent is NULL; expected a buffer", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.scales = NULL;
+    CK_FAILS(Q4_ERR_ARG, "scales is NULL", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.N = 10;
+    CK_FAILS(Q4_ERR_ARG, "N = 10 must be a multiple of 4", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.gs = 6;
+    CK_FAILS(Q4_ERR_ARG, "gs = 6 must be a multiple of 4", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.K = 12;
+    CK_FAILS(Q4_ERR_ARG, "K = 12 must be a multiple of the group size gs = 8",
+             (b.gs = 8, q4vk_q4gsw_requant(ctx, &b, NULL, &err_)));
+    b = a, b.flat = bs;
+    CK_FAILS(Q4_ERR_ARG, "flat and scales overlap", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.K = 16;
+    CK_FAILS(Q4_ERR_ARG, "buffer latent holds 256 bytes; the shape needs 512",
+             q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    b = a, b.w = small;
+    CK_FAILS(Q4_ERR_ARG, "buffer w holds 4 bytes; the shape needs 32",
+             q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
+    CK_FAILS(Q4_ERR_RESOURCE, "maxStorageBufferRange",
+             q4vk_q4gsw_requant_limit(ctx, &a, 64, NULL, &err_));
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bs);
+    q4vk_buffer_destroy(ctx, bw);
+    q4vk_buffer_destroy(ctx, bf);
+    q4vk_buffer_destroy(ctx, small);
+}
+END_TEST
+
+/* ---------------- main ---------------- */
+
+static Suite *make_suite(const char *name)
+{
+    Suite *s = suite_create(name);
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 120);
+    if (!strcmp(name, "fused_ce")) {
+        tcase_add_test(tc, ce_masked_and_unaligned);
+        tcase_add_test(tc, ce_all_masked);
+        tcase_add_test(tc, ce_large_vocab);
+        tcase_add_test(tc, ce_extremes);
+        tcase_add_test(tc, ce_many_rows);
+        tcase_add_test(tc, ce_split_rows);
+        tcase_add_test(tc, ce_label_out_of_range_is_masked);
+        tcase_add_test(tc, ce_bad_args);
+    } else if (!strcmp(name, "adamw")) {
+        tcase_add_test(tc, adamw_steps);
+        tcase_add_test(tc, adamw_many_groups);
+        tcase_add_test(tc, adamw_split);
+        tcase_add_test(tc, adamw_bad_args);
+    } else {
+        tcase_add_test(tc, requant_ties_and_clamps);
+        tcase_add_test(tc, requant_zero_scales_and_infinities);
+        tcase_add_test(tc, requant_odd_n4);
+        tcase_add_test(tc, requant_random_shapes);
+        tcase_add_test(tc, requant_split);
+        tcase_add_test(tc, requant_bad_args);
+    }
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *all[] = {"fused_ce", "adamw", "requant"};
+    q4vk_device_info info;
+    q4_error err = {0};
+    int count = 0, failed;
+
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "fused_ce") && strcmp(argv[1], "adamw") &&
+                     strcmp(argv[1], "requant"))) {
+        fprintf(stderr, "usage: %s [fused_ce|adamw|requant]\n", argv[0]);
+        return 2;
+    }
+    if (q4vk_enumerate(&info, 1, &count, &err) == Q4_ERR_UNSUPPORTED || count == 0) {
+        printf("skipped: no Vulkan device (%s)\n", err.msg);
+        return 77;
+    }
+    q4vk_options opt = {0};
+    opt.log = stdout;
+    if (q4vk_create(&opt, &ctx, &err) != Q4_OK) {
+        fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
+        return 1;
+    }
+    SRunner *sr = srunner_create(NULL);
+    for (int i = 0; i < 3; i++)
+        if (argc < 2 || !strcmp(argv[1], all[i]))
+            srunner_add_suite(sr, make_suite(all[i]));
+    /* one Vulkan context for every test: a forked child must not inherit it */
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    q4vk_destroy(ctx);
+    return failed ? 1 : 0;
+}
