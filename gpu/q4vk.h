@@ -75,6 +75,13 @@ q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err
 /* Safe after a device loss or timeout; NULL is a no-op. */
 void q4vk_destroy(q4vk_context *ctx);
 const q4vk_device_info *q4vk_info(const q4vk_context *ctx);
+/* Whether the context enabled device extension `name` (e.g. VK_KHR_8bit_storage on
+ * a 1.1 device); core features are reported in q4vk_device_info instead. */
+bool q4vk_device_extension(const q4vk_context *ctx, const char *name);
+/* Validation-layer errors seen since q4vk_create (0 without validation); *warnings
+ * gets the warnings, and first_warning (if not NULL) the first warning's text. */
+uint64_t q4vk_validation_messages(q4vk_context *ctx, uint64_t *warnings, char *first_warning,
+                                  size_t first_warning_bytes);
 
 /* ---------------- buffers (device-local; staging copies inside) ---------------- */
 q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out, q4_error *err);
@@ -84,6 +91,11 @@ q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const 
                       size_t bytes, q4_error *err);
 q4_status q4vk_download(q4vk_context *ctx, const q4vk_buffer *src, size_t offset, void *dst,
                         size_t bytes, q4_error *err);
+/* Sets `bytes` from `offset` to copies of `word` (vkCmdFillBuffer), e.g. to poison an
+ * output with NaN (0x7fc00000) before a run. offset and bytes are multiples of 4, except
+ * that the range may end at the buffer's end; bytes == 0 means to the end. */
+q4_status q4vk_fill(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, size_t bytes,
+                    uint32_t word, q4_error *err);
 
 /* ---------------- kernels ---------------- */
 #define Q4VK_MAX_BINDINGS 8
@@ -118,8 +130,14 @@ typedef struct q4vk_spec {
     uint32_t values[Q4VK_MAX_SPEC];
 } q4vk_spec;
 
-q4_status q4vk_pipeline(q4vk_context *ctx, const q4vk_kernel *k, const q4vk_spec *spec,
-                        q4vk_pipeline **out, q4_error *err);
+/* The pipeline of kernel k with `spec` (NULL = none), made on first use and owned by
+ * the context until q4vk_destroy. (Named _get: C has one namespace for typedefs and
+ * functions, so a function cannot be called q4vk_pipeline like the type; the macro
+ * keeps calls spelled q4vk_pipeline(...) working, since a type use is never
+ * followed by '('.) */
+q4_status q4vk_pipeline_get(q4vk_context *ctx, const q4vk_kernel *k, const q4vk_spec *spec,
+                            q4vk_pipeline **out, q4_error *err);
+#define q4vk_pipeline(ctx, k, spec, out, err) q4vk_pipeline_get(ctx, k, spec, out, err)
 
 typedef struct q4vk_binding {
     q4vk_buffer *buf;
@@ -222,5 +240,15 @@ typedef struct q4vk_requant_args {
 } q4vk_requant_args;
 q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk_timing *t,
                              q4_error *err);
+
+/* ---------------- device ceilings (perf mode) ---------------- */
+typedef struct q4vk_ceilings {
+    double copy_gbs;      /* device-local copy: (read + written bytes) / time, GB/s */
+    double fma_tflops;    /* fp32 FMA loop: 2 flops per FMA, TFLOP/s */
+    double copy_bytes;    /* bytes moved per copy measurement */
+} q4vk_ceilings;
+/* Measures both with GPU timestamps (median of `reps`); buffers sized from the
+ * device's limits, well past the last-level cache on a real GPU. */
+q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out, q4_error *err);
 
 #endif

@@ -1,0 +1,38 @@
+/* cli.h: the q4cts command line, parsed into one struct (cli.c). */
+#ifndef Q4H_CLI_H
+#define Q4H_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner.h"
+
+#define Q4H_MAX_LIST 64
+
+typedef struct q4h_cli {
+    const char *command;            /* devices, list, kernels, run, perf */
+    const char *filters[Q4H_MAX_LIST];
+    size_t n_filters;
+    const char *excludes[Q4H_MAX_LIST];
+    size_t n_excludes;
+    const char *caselists[Q4H_MAX_LIST];
+    size_t n_caselists;
+    const char *device;
+    uint64_t seed;
+    int shard_i, shard_n;           /* 0-based index of n shards */
+    int repeat;
+    int validation;
+    int strict;
+    double timeout_s;
+    const char *junit, *json, *dump_dir, *baseline;
+    const char *kernel_args[Q4H_MAX_LIST];  /* OP=FILE.spv, resolved by the caller */
+    size_t n_kernels;
+    q4vk_faults faults;
+    int perf_reps, perf_warmup;
+} q4h_cli;
+
+/* Parses argv into *cli; on a usage error fills err and returns Q4_ERR_ARG.
+ * --help and --version print and exit 0 from here. */
+q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err);
+
+#endif

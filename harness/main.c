@@ -1,0 +1,221 @@
+/* main.c: the q4cts program: devices, list, kernels, run (perf in perf.c).
+ * Exit status: 0 every case ok, 1 some case not ok, 2 usage or set-up error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "op.h"
+#include "overrides.h"
+#include "perf.h"
+#include "q4report.h"
+#include "runner.h"
+#include "select.h"
+
+#define EXIT_USAGE 2
+
+static int fail_usage(const q4_error *err)
+{
+    fprintf(stderr, "q4cts: %s\n", err->msg);
+    if (err->status == Q4_ERR_ARG)
+        fprintf(stderr, "Try 'q4cts --help'.\n");
+    return EXIT_USAGE;
+}
+
+static void api_string(uint32_t v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%u.%u.%u", (v >> 22) & 0x7F, (v >> 12) & 0x3FF, v & 0xFFF);
+}
+
+static int cmd_devices(void)
+{
+    q4vk_device_info infos[16];
+    int count = 0;
+    q4_error err = { 0 };
+    if (q4vk_enumerate(infos, 16, &count, &err) != Q4_OK)
+        return fail_usage(&err);
+    for (int i = 0; i < count && i < 16; i++) {
+        char api[32];
+        api_string(infos[i].api_version, api, sizeof api);
+        printf("%d: %s (%s, vendor 0x%04x)\n   driver %s %s (%s), Vulkan %s\n   uuid %s\n",
+               infos[i].index, infos[i].name, infos[i].type, infos[i].vendor_id,
+               infos[i].driver_name, infos[i].driver_version_str, infos[i].driver_info, api,
+               infos[i].uuid);
+    }
+    return 0;
+}
+
+static int cmd_list(const q4h_cli *cli)
+{
+    q4_case *cases;
+    size_t n;
+    q4_error err = { 0 };
+    if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
+        return fail_usage(&err);
+    for (size_t i = 0; i < n; i++)
+        printf("%s\n", cases[i].name);
+    free(cases);
+    return 0;
+}
+
+static int cmd_kernels(void)
+{
+    int n_ops;
+    const q4h_op *const *ops = q4h_ops(&n_ops);
+    for (int i = 0; i < n_ops; i++)
+        for (int k = 0; ops[i]->kernels[k]; k++)
+            printf("%-28s %s\n", ops[i]->kernels[k], ops[i]->name);
+    return 0;
+}
+
+/* ---- run: the report sinks ---- */
+
+typedef struct run_state {
+    const q4h_cli *cli;
+    q4_console *console;
+    q4_junit *junit;
+    q4_json *json;
+    int report_error;
+    char props_buf[12][300];
+    q4_prop props[12];
+    size_t n_props;
+} run_state;
+
+static void prop(run_state *s, const char *key, const char *fmt, const char *value)
+{
+    snprintf(s->props_buf[s->n_props], sizeof s->props_buf[0], fmt, value);
+    s->props[s->n_props] = (q4_prop){ key, s->props_buf[s->n_props] };
+    s->n_props++;
+}
+
+static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *err)
+{
+    run_state *s = user;
+    char api[32], seed[32], line[300];
+    q4_status st = Q4_OK;
+    api_string(info->api_version, api, sizeof api);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cli->seed);
+    prop(s, "q4cts.version", "%s", Q4CTS_VERSION);
+    prop(s, "device", "%s", info->name);
+    prop(s, "device.type", "%s", info->type);
+    prop(s, "device.uuid", "%s", info->uuid);
+    prop(s, "driver", "%s", info->driver_name);
+    prop(s, "driver.version", "%s", info->driver_version_str);
+    prop(s, "driver.info", "%s", info->driver_info);
+    prop(s, "vulkan.api", "%s", api);
+    prop(s, "seed", "%s", seed);
+    prop(s, "validation", "%s", s->cli->validation ? "on" : "off");
+    snprintf(line, sizeof line, "%u", info->subgroup_size);
+    prop(s, "device.subgroup_size", "%s", line);
+    if (s->cli->junit) {
+        st = q4_junit_open(s->cli->junit, "q4cts", s->props, s->n_props, &s->junit, err);
+        if (st == Q4_OK)
+            q4_junit_set_strict(s->junit, s->cli->strict);
+    }
+    if (st == Q4_OK && s->cli->json) {
+        st = q4_json_open(s->cli->json, s->props, s->n_props, &s->json, err);
+        if (st == Q4_OK)
+            q4_json_set_strict(s->json, s->cli->strict);
+    }
+    return st;
+}
+
+static void on_begin(void *user, const q4_case *c)
+{
+    run_state *s = user;
+    q4_console_begin(s->console, c->name);
+}
+
+static void on_result(void *user, const q4_result *r)
+{
+    run_state *s = user;
+    q4_error err = { 0 };
+    q4_console_result(s->console, r);
+    if (s->junit && q4_junit_add(s->junit, r, &err) != Q4_OK && !s->report_error++)
+        fprintf(stderr, "q4cts: the JUnit report could not be written: %s\n", err.msg);
+    if (s->json && q4_json_add(s->json, r, &err) != Q4_OK && !s->report_error++)
+        fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
+}
+
+static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+#define ADD(...) len += (size_t)snprintf(buf + len, len < size ? size - len : 0, __VA_ARGS__)
+    if (cli->device)
+        ADD(" --device '%s'", cli->device);
+    for (size_t i = 0; i < cli->n_kernels; i++)
+        ADD(" --kernel %s", cli->kernel_args[i]);
+    if (cli->strict)
+        ADD(" --strict");
+    if (cli->validation)
+        ADD(" --validation");
+#undef ADD
+}
+
+static int cmd_run(const q4h_cli *cli)
+{
+    q4_case *cases = NULL;
+    size_t n = 0;
+    q4_error err = { 0 };
+    q4h_override *overrides = NULL;
+    char repro[1024];
+    int rc = EXIT_USAGE;
+    run_state s = { .cli = cli };
+
+    if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
+        return fail_usage(&err);
+    if (q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK) {
+        free(cases);
+        return fail_usage(&err);
+    }
+    repro_flags(cli, repro, sizeof repro);
+    q4h_run_options opt = {
+        .vk = { .device = cli->device, .validation = cli->validation != 0,
+                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .log = stdout,
+                .faults = cli->faults },
+        .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
+        .overrides = overrides, .n_overrides = (int)cli->n_kernels, .repro_flags = repro,
+        /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
+        .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
+    };
+    s.console = q4_console_new(stdout, n, cli->strict);
+    q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result };
+    q4_status st = q4h_run_cases(&opt, cases, n, &sink, &err);
+    if (st != Q4_OK) {
+        fail_usage(&err);
+    } else {
+        q4_console_summary(s.console);
+        rc = q4_console_not_ok(s.console) ? 1 : 0;
+    }
+    if (q4_junit_close(s.junit, &err) != Q4_OK && !s.report_error++)
+        fprintf(stderr, "q4cts: the JUnit report could not be written: %s\n", err.msg);
+    if (q4_json_close(s.json, &err) != Q4_OK && !s.report_error++)
+        fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
+    if (st == Q4_OK && (cli->junit || cli->json) && !s.report_error)
+        printf("reports: %s%s%s\n", cli->junit ? cli->junit : "", cli->junit && cli->json ? ", " : "",
+               cli->json ? cli->json : "");
+    if (s.report_error)
+        rc = EXIT_USAGE;
+    q4_console_free(s.console);
+    q4h_overrides_free(overrides, cli->n_kernels);
+    free(cases);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    q4h_cli cli;
+    q4_error err = { 0 };
+    if (q4h_cli_parse(argc, argv, &cli, &err) != Q4_OK)
+        return fail_usage(&err);
+    if (!strcmp(cli.command, "devices"))
+        return cmd_devices();
+    if (!strcmp(cli.command, "list"))
+        return cmd_list(&cli);
+    if (!strcmp(cli.command, "kernels"))
+        return cmd_kernels();
+    if (!strcmp(cli.command, "perf"))
+        return q4h_perf(&cli);
+    return cmd_run(&cli);
+}

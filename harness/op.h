@@ -1,0 +1,93 @@
+/* op.h: the descriptor through which the harness runs one op, and the outputs it judges.
+ *
+ * An op is one descriptor (ops/<op>.c): its kernels, the support check, the
+ * reference truth, the GPU run and the bytes/flops of a case. The harness looks a
+ * descriptor up by the case's op name and knows no op by name itself. One case's
+ * path is a straight line (runner.c):
+ *   parsed case -> support -> inputs (cases/) -> truth (reference/) -> GPU (gpu/)
+ *   -> judge (judge.c) -> reports (reports/). */
+#ifndef Q4H_OP_H
+#define Q4H_OP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "q4case.h"
+#include "q4vk.h"
+
+/* One output tensor of a case: the reference's truth and the GPU's result. A real
+ * output has value/bound (fp64 truth and its SPEC §3 bound) and got (fp32 GPU);
+ * a code output (requant) has code/alt and got_code instead. */
+typedef struct q4h_output {
+    const char *name;          /* "y", "dlogits", "loss", "w4x8", ... */
+    int64_t count;             /* elements judged */
+    int64_t rows, cols;        /* for coordinates: index = row * cols + col */
+    const char *row_name, *col_name;
+    double *value, *bound;     /* real outputs */
+    float *got;
+    uint8_t *code, *alt;       /* code outputs: exact code and the conformant alternative */
+    uint8_t *got_code;
+    bool guard_ok;             /* the guard words after the GPU buffer were untouched */
+    int64_t guard_bad_at;      /* first changed guard word, when !guard_ok */
+    bool padding_ok;           /* W_4X8 padding words exactly 0x88888888 (code outputs) */
+    int64_t padding_bad_at;
+} q4h_output;
+
+#define Q4H_MAX_OUTPUTS 4
+
+typedef struct q4h_outputs {
+    int n;
+    q4h_output o[Q4H_MAX_OUTPUTS];
+} q4h_outputs;
+
+/* One input tensor of a case, as the GPU run uploads it and --dump-dir saves it. */
+typedef struct q4h_tensor {
+    const char *name;
+    char dtype;                /* 'f' fp32, 'i' int32, 'u' uint32, 'b' uint8 */
+    const void *data;
+    int64_t rows, cols;
+} q4h_tensor;
+
+#define Q4H_MAX_TENSORS 8
+
+typedef struct q4h_op {
+    const char *name;
+    const char *const *kernels;  /* NULL-terminated: the built-in kernels this op may run */
+    /* Empty string when the device can run the case; else why not (NotSupported). */
+    void (*support)(const q4_case *c, const q4vk_device_info *info, char *why, size_t size);
+    /* The case's input tensors in upload order; returns how many. */
+    int (*inputs)(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS]);
+    /* Allocates and fills the outputs' truth (value/bound or code/alt) and shape. */
+    q4_status (*truth)(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err);
+    /* Bytes of each output buffer the launcher writes besides in-place inputs;
+     * returns how many. The GPU run's buffers are the inputs, then these. */
+    int (*output_buffers)(const q4_case *c, size_t bytes[Q4H_MAX_OUTPUTS]);
+    /* Runs the launcher on device buffers b (inputs, then output buffers). */
+    q4_status (*launch)(q4vk_context *ctx, const q4_case *c, const q4_inputs *in,
+                        q4vk_buffer *const *b, q4vk_timing *t, q4_error *err);
+    /* Downloads the results into out->o[i].got / got_code, checking guard (and
+     * padding) words. */
+    q4_status (*read)(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
+                      q4h_outputs *out, q4_error *err);
+    /* Minimal DRAM bytes moved and flops of the case (perf mode). */
+    double (*bytes)(const q4_case *c);
+    double (*flops)(const q4_case *c);
+} q4h_op;
+
+const q4h_op *q4h_op_find(const char *name);
+/* Input, then output, buffers of one GPU run of a case (gpu_run.c). */
+typedef struct q4h_gpu_buffers {
+    q4vk_buffer *b[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    int n;
+} q4h_gpu_buffers;
+q4_status q4h_gpu_prepare(q4vk_context *ctx, const q4h_op *op, const q4_case *c,
+                          const q4_inputs *in, q4h_gpu_buffers *bufs, q4_error *err);
+void q4h_gpu_release(q4vk_context *ctx, q4h_gpu_buffers *bufs);
+/* prepare, launch, read, release: one judged GPU run. */
+q4_status q4h_gpu_run(q4vk_context *ctx, const q4h_op *op, const q4_case *c,
+                      const q4_inputs *in, q4h_outputs *out, q4vk_timing *t, q4_error *err);
+const q4h_op *const *q4h_ops(int *count);
+void q4h_outputs_free(q4h_outputs *out);
+
+#endif

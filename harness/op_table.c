@@ -1,0 +1,26 @@
+/* op_table.c: the table of op descriptors, the only place that lists the ops. */
+#include <string.h>
+
+#include "op.h"
+
+extern const q4h_op q4h_op_dequantize, q4h_op_linear_q4gsw, q4h_op_linear_q4gsw_backward,
+    q4h_op_linear_dW, q4h_op_fused_ce, q4h_op_adamw_step, q4h_op_q4gsw_requant;
+
+static const q4h_op *const table[] = {
+    &q4h_op_dequantize, &q4h_op_linear_q4gsw, &q4h_op_linear_q4gsw_backward, &q4h_op_linear_dW,
+    &q4h_op_fused_ce,   &q4h_op_adamw_step,   &q4h_op_q4gsw_requant,
+};
+
+const q4h_op *const *q4h_ops(int *count)
+{
+    *count = (int)(sizeof table / sizeof table[0]);
+    return table;
+}
+
+const q4h_op *q4h_op_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i]->name, name) == 0)
+            return table[i];
+    return NULL;
+}

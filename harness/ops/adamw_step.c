@@ -1,0 +1,69 @@
+/* adamw_step.c: op descriptor of one AdamW step, in place on param, m and v. */
+#include "device_io.h"
+#include "op_support.h"
+#include "outputs.h"
+#include "q4ref.h"
+
+static const char *const kernels[] = { "adamw_step", NULL };
+
+static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
+{
+    t[0] = (q4h_tensor){ "param", 'f', in->param, 1, c->numel };
+    t[1] = (q4h_tensor){ "grad", 'f', in->grad, 1, c->numel };
+    t[2] = (q4h_tensor){ "m", 'f', in->m, 1, c->numel };
+    t[3] = (q4h_tensor){ "v", 'f', in->v, 1, c->numel };
+    return 4;
+}
+
+static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err)
+{
+    q4h_output *p, *m, *v;
+    q4ref_adamw_hyper h = { in->lr, in->beta1, in->beta2, in->eps, in->wd, in->bc1, in->bc2 };
+    q4_status st = q4h_real_output(out, "param", 1, c->numel, "-", "i", &p, err);
+    if (st == Q4_OK)
+        st = q4h_real_output(out, "m", 1, c->numel, "-", "i", &m, err);
+    if (st == Q4_OK)
+        st = q4h_real_output(out, "v", 1, c->numel, "-", "i", &v, err);
+    if (st == Q4_OK)
+        st = q4ref_adamw_truth(in->param, in->grad, in->m, in->v, c->numel, &h, p->value,
+                               p->bound, m->value, m->bound, v->value, v->bound, err);
+    return st;
+}
+
+/* Every output is an input updated in place. */
+static int output_buffers(const q4_case *c, size_t bytes[Q4H_MAX_OUTPUTS])
+{
+    (void)c;
+    (void)bytes;
+    return 0;
+}
+
+/* Buffers: param, grad, m, v. */
+static q4_status launch(q4vk_context *ctx, const q4_case *c, const q4_inputs *in,
+                        q4vk_buffer *const *b, q4vk_timing *t, q4_error *err)
+{
+    q4vk_adamw_args a = { .param = b[0], .grad = b[1], .m = b[2], .v = b[3], .numel = c->numel,
+                          .lr = in->lr, .beta1 = in->beta1, .beta2 = in->beta2, .eps = in->eps,
+                          .wd = in->wd, .bc1 = in->bc1, .bc2 = in->bc2 };
+    return q4vk_adamw_step(ctx, &a, t, err);
+}
+
+static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
+                      q4h_outputs *out, q4_error *err)
+{
+    (void)c;
+    q4_status st = q4h_read_output(ctx, b[0], &out->o[0], err);
+    if (st == Q4_OK)
+        st = q4h_read_output(ctx, b[2], &out->o[1], err);
+    return st ? st : q4h_read_output(ctx, b[3], &out->o[2], err);
+}
+
+/* param, m, v read and written, grad read. */
+static double bytes(const q4_case *c) { return 28.0 * (double)c->numel; }
+static double flops(const q4_case *c) { return 16.0 * (double)c->numel; }
+
+const q4h_op q4h_op_adamw_step = {
+    .name = "adamw_step", .kernels = kernels, .support = q4h_support_memory,
+    .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
+    .read = read_back, .bytes = bytes, .flops = flops,
+};

@@ -1,0 +1,66 @@
+/* fused_ce.c: op descriptor of fused cross-entropy (loss and dlogits, masked rows). */
+#include "device_io.h"
+#include "op_support.h"
+#include "outputs.h"
+#include "q4ref.h"
+
+static const char *const kernels[] = { "fused_ce_stats", "fused_ce_grad", NULL };
+
+static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
+{
+    t[0] = (q4h_tensor){ "logits", 'f', in->logits, c->r, c->v };
+    t[1] = (q4h_tensor){ "labels", 'i', in->labels, 1, c->r };
+    return 2;
+}
+
+static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err)
+{
+    q4h_output *loss, *dl;
+    q4_status st = q4h_real_output(out, "loss", 1, 1, "-", "-", &loss, err);
+    if (st == Q4_OK)
+        st = q4h_real_output(out, "dlogits", c->r, c->v, "r", "v", &dl, err);
+    if (st == Q4_OK)
+        st = q4ref_fused_ce_truth(in->logits, in->labels, c->r, c->v, in->n_valid, loss->value,
+                                  loss->bound, dl->value, dl->bound, err);
+    return st;
+}
+
+static int output_buffers(const q4_case *c, size_t bytes[Q4H_MAX_OUTPUTS])
+{
+    bytes[0] = sizeof(float);
+    bytes[1] = (size_t)(c->r * c->v) * sizeof(float);
+    return 2;
+}
+
+/* Buffers: logits, labels, loss, dlogits. Labels >= V are rejected here, on the
+ * host: the kernel cannot report them (SPEC §2). */
+static q4_status launch(q4vk_context *ctx, const q4_case *c, const q4_inputs *in,
+                        q4vk_buffer *const *b, q4vk_timing *t, q4_error *err)
+{
+    q4_status st = q4_check_labels(in->labels, c->r, c->v, err);
+    if (st)
+        return st;
+    q4vk_ce_args a = { .logits = b[0], .labels = b[1], .loss = b[2], .dlogits = b[3],
+                       .R = c->r, .V = c->v, .n_valid = in->n_valid };
+    return q4vk_fused_ce(ctx, &a, t, err);
+}
+
+static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
+                      q4h_outputs *out, q4_error *err)
+{
+    (void)c;
+    q4_status st = q4h_read_output(ctx, b[2], &out->o[0], err);
+    return st ? st : q4h_read_output(ctx, b[3], &out->o[1], err);
+}
+
+/* Logits read once, dlogits written once, labels read once (issue 5's accounting). */
+static double bytes(const q4_case *c) { return 8.0 * (double)(c->r * c->v) + 4.0 * (double)c->r; }
+
+/* max, subtract, exp, add, divide per element; a row's log is negligible. */
+static double flops(const q4_case *c) { return 5.0 * (double)(c->r * c->v); }
+
+const q4h_op q4h_op_fused_ce = {
+    .name = "fused_ce", .kernels = kernels, .support = q4h_support_memory,
+    .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
+    .read = read_back, .bytes = bytes, .flops = flops,
+};

@@ -1,0 +1,62 @@
+/* linear_q4gsw_backward.c: op descriptor of the input gradient, d_x = d_out @ dequant(W). */
+#include "device_io.h"
+#include "op_support.h"
+#include "outputs.h"
+#include "q4ref.h"
+
+static const char *const kernels[] = { "linear_q4gsw_backward_tiled",
+                                       "linear_q4gsw_backward_gemv", NULL };
+
+static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
+{
+    t[0] = (q4h_tensor){ "dout", 'f', in->dout, c->m, c->n };
+    t[1] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k) };
+    t[2] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n };
+    return 3;
+}
+
+static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err)
+{
+    q4h_output *dx;
+    q4_status st = q4h_real_output(out, "dx", c->m, c->k, "m", "k", &dx, err);
+    if (st == Q4_OK)
+        st = q4ref_linear_bwd_truth(in->dout, in->w4x8, in->scales, c->m, c->n, c->k, c->gs,
+                                    dx->value, dx->bound, err);
+    return st;
+}
+
+static int output_buffers(const q4_case *c, size_t bytes[Q4H_MAX_OUTPUTS])
+{
+    bytes[0] = (size_t)(c->m * c->k) * sizeof(float);
+    return 1;
+}
+
+/* Buffers: dout, w4x8, scales, dx. */
+static q4_status launch(q4vk_context *ctx, const q4_case *c, const q4_inputs *in,
+                        q4vk_buffer *const *b, q4vk_timing *t, q4_error *err)
+{
+    (void)in;
+    q4vk_linear_bwd_args a = { .dout = b[0], .w = b[1], .scales = b[2], .dx = b[3],
+                               .M = c->m, .N = c->n, .K = c->k, .gs = c->gs };
+    return q4vk_linear_q4gsw_backward(ctx, &a, t, err);
+}
+
+static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
+                      q4h_outputs *out, q4_error *err)
+{
+    (void)c;
+    return q4h_read_output(ctx, b[3], &out->o[0], err);
+}
+
+static double bytes(const q4_case *c)
+{
+    return 4.0 * (double)(c->m * c->n + c->m * c->k) + q4h_weight_bytes(c->n, c->k, c->gs);
+}
+
+static double flops(const q4_case *c) { return 2.0 * (double)c->m * (double)c->n * (double)c->k; }
+
+const q4h_op q4h_op_linear_q4gsw_backward = {
+    .name = "linear_q4gsw_backward", .kernels = kernels, .support = q4h_support_memory,
+    .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
+    .read = read_back, .bytes = bytes, .flops = flops,
+};

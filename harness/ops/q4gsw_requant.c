@@ -1,0 +1,105 @@
+/* q4gsw_requant.c: op descriptor of STE re-quantization into W_4X8 and the flat layout. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_io.h"
+#include "op_support.h"
+#include "outputs.h"
+#include "q4ref.h"
+
+static const char *const kernels[] = { "q4gsw_requant_w4x8", "q4gsw_requant_flat", NULL };
+
+static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
+{
+    t[0] = (q4h_tensor){ "latent", 'f', in->latent, c->n, c->k };
+    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n };
+    return 2;
+}
+
+static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err)
+{
+    q4h_output *w, *flat;
+    q4_status st = q4h_code_output(out, "w4x8", c->n, c->k, "n", "k", &w, err);
+    if (st == Q4_OK)
+        st = q4h_code_output(out, "flat", c->n, c->k, "n", "k", &flat, err);
+    if (st == Q4_OK)
+        st = q4ref_requant_truth(in->latent, in->scales, c->n, c->k, c->gs, w->code, w->alt, err);
+    if (st == Q4_OK) {
+        memcpy(flat->code, w->code, (size_t)w->count);
+        memcpy(flat->alt, w->alt, (size_t)w->count);
+    }
+    return st;
+}
+
+static int output_buffers(const q4_case *c, size_t bytes[Q4H_MAX_OUTPUTS])
+{
+    bytes[0] = (size_t)q4_w4x8_words(c->n, c->k) * sizeof(uint32_t);
+    bytes[1] = (size_t)q4_flat_bytes(c->n, c->k);
+    return 2;
+}
+
+/* Buffers: latent, scales, w4x8, flat. */
+static q4_status launch(q4vk_context *ctx, const q4_case *c, const q4_inputs *in,
+                        q4vk_buffer *const *b, q4vk_timing *t, q4_error *err)
+{
+    (void)in;
+    q4vk_requant_args a = { .latent = b[0], .scales = b[1], .w = b[2], .flat = b[3],
+                            .N = c->n, .K = c->k, .gs = c->gs };
+    return q4vk_q4gsw_requant(ctx, &a, t, err);
+}
+
+/* SPEC §1b: for odd N4 the upper half (words 2 and 3) of each last block is padding. */
+static void check_padding(const q4_case *c, const uint32_t *words, q4h_output *o)
+{
+    int64_t n8 = q4_n8(c->n);
+    if ((c->n / 4) % 2 == 0)
+        return;
+    for (int64_t k4 = 0; k4 < c->k / 4 && o->padding_ok; k4++)
+        for (int comp = 2; comp < 4; comp++) {
+            int64_t i = 4 * (k4 * n8 + n8 - 1) + comp;
+            if (words[i] != Q4_W4X8_PAD) {
+                o->padding_ok = false;
+                o->padding_bad_at = i;
+                break;
+            }
+        }
+}
+
+static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
+                      q4h_outputs *out, q4_error *err)
+{
+    q4h_output *w = &out->o[0], *flat = &out->o[1];
+    size_t sizes[Q4H_MAX_OUTPUTS];
+    output_buffers(c, sizes);
+    uint32_t *words = malloc(sizes[0]);
+    uint8_t *packed = malloc(sizes[1]);
+    q4_status st = !words || !packed
+                       ? q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes", sizes[0] + sizes[1])
+                       : q4h_read(ctx, b[2], words, sizes[0], &w->guard_ok, &w->guard_bad_at, err);
+    if (st == Q4_OK)
+        st = q4h_read(ctx, b[3], packed, sizes[1], &flat->guard_ok, &flat->guard_bad_at, err);
+    if (st == Q4_OK) {
+        check_padding(c, words, w);
+        st = q4ref_unpack_w4x8(words, c->n, c->k, w->got_code, err);
+    }
+    if (st == Q4_OK)
+        st = q4ref_unpack_flat(packed, c->n, c->k, flat->got_code, err);
+    free(words);
+    free(packed);
+    return st;
+}
+
+/* Latent and scales read once, both packed layouts written once. */
+static double bytes(const q4_case *c)
+{
+    return 4.0 * (double)(c->n * c->k) + q4h_weight_bytes(c->n, c->k, c->gs) +
+           (double)q4_flat_bytes(c->n, c->k);
+}
+
+static double flops(const q4_case *c) { return 3.0 * (double)(c->n * c->k); }
+
+const q4h_op q4h_op_q4gsw_requant = {
+    .name = "q4gsw_requant", .kernels = kernels, .support = q4h_support_memory,
+    .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
+    .read = read_back, .bytes = bytes, .flops = flops,
+};

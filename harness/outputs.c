@@ -1,0 +1,63 @@
+/* outputs.c: allocation of the outputs a case judges (see op.h). */
+#include "outputs.h"
+
+#include <stdlib.h>
+
+static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
+                     const char *row_name, const char *col_name, q4h_output **o, q4_error *err)
+{
+    if (out->n == Q4H_MAX_OUTPUTS)
+        return q4_fail(err, Q4_ERR_ARG, "too many outputs for one case (at most %d)",
+                       Q4H_MAX_OUTPUTS);
+    *o = &out->o[out->n++];
+    **o = (q4h_output){ .name = name, .count = rows * cols, .rows = rows, .cols = cols,
+                        .row_name = row_name, .col_name = col_name, .guard_ok = true,
+                        .guard_bad_at = -1, .padding_ok = true, .padding_bad_at = -1 };
+    return Q4_OK;
+}
+
+q4_status q4h_real_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
+                          const char *row_name, const char *col_name, q4h_output **o,
+                          q4_error *err)
+{
+    q4_status st = add(out, name, rows, cols, row_name, col_name, o, err);
+    if (st)
+        return st;
+    size_t n = (size_t)(rows * cols);
+    (*o)->value = malloc(n * sizeof(double));
+    (*o)->bound = malloc(n * sizeof(double));
+    (*o)->got = malloc(n * sizeof(float));
+    if (!(*o)->value || !(*o)->bound || !(*o)->got)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the %s output (%zu elements)", name, n);
+    return Q4_OK;
+}
+
+q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
+                          const char *row_name, const char *col_name, q4h_output **o,
+                          q4_error *err)
+{
+    q4_status st = add(out, name, rows, cols, row_name, col_name, o, err);
+    if (st)
+        return st;
+    size_t n = (size_t)(rows * cols);
+    (*o)->code = malloc(n);
+    (*o)->alt = malloc(n);
+    (*o)->got_code = malloc(n);
+    if (!(*o)->code || !(*o)->alt || !(*o)->got_code)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the %s output (%zu codes)", name, n);
+    return Q4_OK;
+}
+
+void q4h_outputs_free(q4h_outputs *out)
+{
+    for (int i = 0; i < out->n; i++) {
+        q4h_output *o = &out->o[i];
+        free(o->value);
+        free(o->bound);
+        free(o->got);
+        free(o->code);
+        free(o->alt);
+        free(o->got_code);
+    }
+    out->n = 0;
+}

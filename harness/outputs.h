@@ -1,0 +1,14 @@
+/* outputs.h: allocating the outputs of one case (real: truth, bound, got; code: code, alt, got). */
+#ifndef Q4H_OUTPUTS_H
+#define Q4H_OUTPUTS_H
+
+#include "op.h"
+
+q4_status q4h_real_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
+                          const char *row_name, const char *col_name, q4h_output **o,
+                          q4_error *err);
+q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
+                          const char *row_name, const char *col_name, q4h_output **o,
+                          q4_error *err);
+
+#endif

@@ -1,0 +1,106 @@
+/* overrides.c: loading user SPIR-V modules for --kernel (binding interfaces: docs/kernels.md). */
+#include "overrides.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op.h"
+
+#define SPIRV_MAGIC 0x07230203u
+
+static q4_status resolve(const char *name, const char **kernel, q4_error *err)
+{
+    const q4h_op *op = q4h_op_find(name);
+    if (q4vk_kernel_find(name)) {
+        *kernel = q4vk_kernel_find(name)->name;
+        return Q4_OK;
+    }
+    if (op && op->kernels[0] && !op->kernels[1]) {
+        *kernel = op->kernels[0];
+        return Q4_OK;
+    }
+    if (op) {
+        char list[256] = "";
+        for (int i = 0; op->kernels[i]; i++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", op->kernels[i]);
+        }
+        return q4_fail(err, Q4_ERR_ARG, "--kernel %s: op %s runs several kernels (%s); name the "
+                       "one to replace", name, name, list);
+    }
+    return q4_fail(err, Q4_ERR_ARG, "--kernel %s: no built-in kernel or op has that name (see "
+                   "'q4cts kernels')", name);
+}
+
+static q4_status read_spirv(const char *path, uint32_t **words, size_t *n, q4_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    long size;
+    if (!f)
+        return q4_fail(err, Q4_ERR_ARG, "--kernel: cannot read %s: %s", path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return q4_fail(err, Q4_ERR_ARG, "--kernel: cannot read %s", path);
+    }
+    if (size < 20 || size % 4 != 0) {
+        fclose(f);
+        return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (%ld bytes; expected "
+                       "a multiple of 4 of at least 20)", path, size);
+    }
+    *words = malloc((size_t)size);
+    if (!*words) {
+        fclose(f);
+        return q4_fail(err, Q4_ERR_NOMEM, "--kernel: cannot allocate %ld bytes for %s", size, path);
+    }
+    size_t got = fread(*words, 1, (size_t)size, f);
+    fclose(f);
+    if (got != (size_t)size || (*words)[0] != SPIRV_MAGIC) {
+        free(*words);
+        *words = NULL;
+        return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (no magic number "
+                       "0x07230203)", path);
+    }
+    *n = (size_t)size / 4;
+    return Q4_OK;
+}
+
+q4_status q4h_overrides_load(const char *const *args, size_t n, q4h_override **out,
+                             q4_error *err)
+{
+    q4h_override *o = calloc(n ? n : 1, sizeof *o);
+    q4_status st = o ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        const char *eq = strchr(args[i], '=');
+        char name[128];
+        if (!eq || eq == args[i] || !eq[1] || (size_t)(eq - args[i]) >= sizeof name) {
+            st = q4_fail(err, Q4_ERR_ARG, "--kernel expects OP=FILE.spv, got '%s'", args[i]);
+            break;
+        }
+        memcpy(name, args[i], (size_t)(eq - args[i]));
+        name[eq - args[i]] = '\0';
+        o[i].path = eq + 1;
+        st = resolve(name, &o[i].kernel, err);
+        for (size_t k = 0; st == Q4_OK && k < i; k++)
+            if (!strcmp(o[k].kernel, o[i].kernel))
+                st = q4_fail(err, Q4_ERR_ARG, "--kernel: kernel %s is replaced twice", o[i].kernel);
+        if (st == Q4_OK)
+            st = read_spirv(o[i].path, &o[i].words, &o[i].n_words, err);
+    }
+    if (st != Q4_OK) {
+        q4h_overrides_free(o, n);
+        return st;
+    }
+    *out = o;
+    return Q4_OK;
+}
+
+void q4h_overrides_free(q4h_override *o, size_t n)
+{
+    if (!o)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(o[i].words);
+    free(o);
+}

@@ -1,0 +1,219 @@
+/* perf.c: `q4cts perf`. For each selected case: inputs uploaded once, warm-up runs,
+ * then the median and spread of N runs timed with GPU timestamps around the
+ * dispatches only. Each op is reported against the ceiling that binds it: the
+ * measured copy bandwidth for memory-bound cases, the measured fp32 FMA rate for
+ * compute-bound ones (arithmetic intensity above the ridge point). */
+#include "perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op.h"
+#include "select.h"
+
+#ifndef Q4CTS_CASES_DIR
+#define Q4CTS_CASES_DIR "cases"
+#endif
+
+typedef struct perf_row {
+    char name[Q4_CASE_NAME_MAX];
+    const char *op;
+    double median_ms, p10_ms, p90_ms, gbs, tflops, pct;
+    const char *bound_by;       /* "bandwidth" or "fma" */
+    char error[200];
+} perf_row;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Times one case; fills row. */
+static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_ceilings *ceil,
+                           const q4_case *c, perf_row *row, q4_error *err)
+{
+    const q4h_op *op = q4h_op_find(c->op);
+    q4_inputs in = { 0 };
+    q4h_gpu_buffers bufs = { 0 };
+    double *t = calloc((size_t)cli->perf_reps, sizeof *t);
+    q4vk_timing tm;
+    q4_status st = t ? q4_case_inputs(c, &in, err) : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
+    if (st == Q4_OK)
+        st = q4h_gpu_prepare(ctx, op, c, &in, &bufs, err);
+    for (int i = 0; i < cli->perf_warmup && st == Q4_OK; i++)
+        st = op->launch(ctx, c, &in, bufs.b, &tm, err);
+    for (int i = 0; i < cli->perf_reps && st == Q4_OK; i++) {
+        st = op->launch(ctx, c, &in, bufs.b, &tm, err);
+        t[i] = tm.gpu_ms;
+    }
+    if (st == Q4_OK && t[0] < 0)
+        st = q4_fail(err, Q4_ERR_UNSUPPORTED, "the device has no compute-queue timestamps");
+    if (st == Q4_OK) {
+        int n = cli->perf_reps;
+        qsort(t, (size_t)n, sizeof *t, cmp_double);
+        row->median_ms = t[n / 2];
+        row->p10_ms = t[n / 10];
+        row->p90_ms = t[n - 1 - n / 10];
+        row->gbs = op->bytes(c) / (row->median_ms * 1e6);
+        row->tflops = op->flops(c) / (row->median_ms * 1e9);
+        /* Ridge point: flops per byte at which the FMA rate, not bandwidth, binds. */
+        double ridge = ceil->fma_tflops * 1e3 / ceil->copy_gbs;
+        int compute = op->flops(c) / op->bytes(c) > ridge;
+        row->bound_by = compute ? "fma" : "bandwidth";
+        row->pct = compute ? 100.0 * row->tflops / ceil->fma_tflops
+                           : 100.0 * row->gbs / ceil->copy_gbs;
+    }
+    q4h_gpu_release(ctx, &bufs);
+    q4_inputs_free(&in);
+    free(t);
+    return st;
+}
+
+/* The median of `name` in a saved --json of perf mode (one result per line), or < 0. */
+static double baseline_ms(const char *text, const char *name)
+{
+    char key[Q4_CASE_NAME_MAX + 16];
+    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
+    const char *p = strstr(text, key), *m;
+    if (!p || !(m = strstr(p, "\"median_ms\": ")))
+        return -1;
+    const char *eol = strchr(p, '\n');
+    if (eol && m > eol)
+        return -1;
+    return atof(m + 13);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)size + 1))) {
+        size_t got = fread(buf, 1, (size_t)size, f);
+        buf[got] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+static void json_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+}
+
+static q4_status write_json(const char *path, const q4vk_device_info *info,
+                            const q4vk_ceilings *ceil, const perf_row *rows, size_t n,
+                            q4_error *err)
+{
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return q4_fail(err, Q4_ERR_IO, "cannot write %s", tmp);
+    fprintf(f, "{\"q4cts_perf\": {\"version\": \"%s\", \"device\": \"", Q4CTS_VERSION);
+    json_escape(f, info->name);
+    fprintf(f, "\", \"driver\": \"");
+    json_escape(f, info->driver_name);
+    fprintf(f, " %s\",\n \"ceilings\": {\"copy_gbs\": %.6g, \"fma_tflops\": %.6g},\n"
+               " \"results\": [\n", info->driver_version_str, ceil->copy_gbs, ceil->fma_tflops);
+    for (size_t i = 0; i < n; i++) {
+        const perf_row *r = &rows[i];
+        fprintf(f, "  {\"name\": \"%s\", \"op\": \"%s\", ", r->name, r->op);
+        if (r->error[0]) {
+            fprintf(f, "\"error\": \"");
+            json_escape(f, r->error);
+            fprintf(f, "\"}%s\n", i + 1 < n ? "," : "");
+        } else {
+            fprintf(f, "\"median_ms\": %.6g, \"p10_ms\": %.6g, \"p90_ms\": %.6g, \"gbs\": %.6g, "
+                       "\"tflops\": %.6g, \"bound_by\": \"%s\", \"pct_of_ceiling\": %.4g}%s\n",
+                    r->median_ms, r->p10_ms, r->p90_ms, r->gbs, r->tflops, r->bound_by, r->pct,
+                    i + 1 < n ? "," : "");
+        }
+    }
+    fprintf(f, " ]}}\n");
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        return q4_fail(err, Q4_ERR_IO, "cannot write %s", path);
+    return Q4_OK;
+}
+
+int q4h_perf(const q4h_cli *cli)
+{
+    q4h_cli sel = *cli;
+    q4_case *cases = NULL;
+    size_t n = 0;
+    q4_error err = { 0 };
+    q4vk_context *ctx = NULL;
+    q4vk_ceilings ceil;
+    char *baseline = NULL;
+    int rc = 0, regressions = 0;
+
+    if (sel.n_caselists == 0 && sel.n_filters == 0)
+        sel.caselists[sel.n_caselists++] = Q4CTS_CASES_DIR "/perf.txt";
+    if (cli->baseline && !(baseline = read_text(cli->baseline))) {
+        fprintf(stderr, "q4cts: cannot read the baseline %s\n", cli->baseline);
+        return 2;
+    }
+    q4vk_options vo = { .device = cli->device, .validation = cli->validation != 0,
+                        .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .log = stdout };
+    if (q4h_select(&sel, &cases, &n, &err) != Q4_OK || q4vk_create(&vo, &ctx, &err) != Q4_OK ||
+        q4vk_measure_ceilings(ctx, 9, &ceil, &err) != Q4_OK) {
+        fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4vk_destroy(ctx);
+        free(cases);
+        free(baseline);
+        return 2;
+    }
+    printf("ceilings: copy %.1f GB/s, fp32 FMA %.2f TFLOP/s (%d reps, %d warm-up)\n",
+           ceil.copy_gbs, ceil.fma_tflops, cli->perf_reps, cli->perf_warmup);
+    printf("%-58s %10s %10s %9s %9s %7s %s\n", "case", "median ms", "p10-p90 %", "GB/s",
+           "TFLOP/s", "% ceil", "bound");
+    perf_row *rows = calloc(n, sizeof *rows);
+    for (size_t i = 0; rows && i < n; i++) {
+        perf_row *r = &rows[i];
+        snprintf(r->name, sizeof r->name, "%s", cases[i].name);
+        r->op = cases[i].op;
+        if (time_case(ctx, cli, &ceil, &cases[i], r, &err) != Q4_OK) {
+            snprintf(r->error, sizeof r->error, "%.190s", err.msg);
+            printf("%-58s error: %s\n", r->name, r->error);
+            rc = 1;
+            continue;
+        }
+        printf("%-58s %10.4f %10.1f %9.1f %9.3f %7.1f %s", r->name, r->median_ms,
+               100.0 * (r->p90_ms - r->p10_ms) / r->median_ms, r->gbs, r->tflops, r->pct,
+               r->bound_by);
+        double base = baseline ? baseline_ms(baseline, r->name) : -1;
+        if (base > 0 && r->median_ms > 1.10 * base) {
+            printf("  REGRESSION: %.4f ms vs baseline %.4f ms (+%.0f%%)", r->median_ms, base,
+                   100.0 * (r->median_ms / base - 1));
+            regressions++;
+        }
+        printf("\n");
+    }
+    if (rows && cli->json && write_json(cli->json, q4vk_info(ctx), &ceil, rows, n, &err) != Q4_OK) {
+        fprintf(stderr, "q4cts: %s\n", err.msg);
+        rc = 2;
+    }
+    if (regressions) {
+        printf("%d case(s) more than 10%% slower than %s\n", regressions, cli->baseline);
+        rc = rc ? rc : 1;
+    }
+    free(rows);
+    q4vk_destroy(ctx);
+    free(cases);
+    free(baseline);
+    return rc;
+}

@@ -1,0 +1,149 @@
+/* run_case.c: one case's straight line, in the worker process:
+ *   support -> inputs -> truth -> GPU (repeat times) -> judge -> dump. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "dump.h"
+#include "judge.h"
+#include "op.h"
+#include "runner.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+q4_status q4h_open_device(const q4h_run_options *opt, q4vk_context **ctx, q4_error *err)
+{
+    q4_status st = q4vk_create(&opt->vk, ctx, err);
+    for (int i = 0; st == Q4_OK && i < opt->n_overrides; i++)
+        st = q4vk_set_override(*ctx, opt->overrides[i].kernel, opt->overrides[i].words,
+                               opt->overrides[i].n_words, err);
+    if (st != Q4_OK && *ctx) {
+        q4vk_destroy(*ctx);
+        *ctx = NULL;
+    }
+    return st;
+}
+
+/* A failed GPU run's status as a verdict (STYLE.md: VK-GL-CTS's result codes). */
+static q4_verdict verdict_of(q4_status st)
+{
+    switch (st) {
+    case Q4_ERR_RESOURCE:
+    case Q4_ERR_NOMEM: return Q4_RESOURCE_ERROR;
+    case Q4_ERR_UNSUPPORTED: return Q4_NOT_SUPPORTED;
+    case Q4_ERR_DEVICE_LOST: return Q4_CRASH;
+    case Q4_ERR_TIMEOUT: return Q4_TIMEOUT;
+    default: return Q4_INTERNAL_ERROR;
+    }
+}
+
+/* Lower is better: the order in which a repeat's verdict replaces an earlier one. */
+static int badness(q4_verdict v)
+{
+    switch (v) {
+    case Q4_PASS: return 0;
+    case Q4_NOT_SUPPORTED: return 1;
+    case Q4_QUALITY_WARNING: return 2;
+    default: return 3;
+    }
+}
+
+static void init_result(const q4h_run_options *opt, const q4_case *c, q4_result *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", c->name);
+    snprintf(r->op, sizeof r->op, "%s", c->op);
+    snprintf(r->family, sizeof r->family, "%s", c->family);
+    snprintf(r->repro, sizeof r->repro, "q4cts run --filter %s --seed %llu%s", c->name,
+             (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
+    r->verdict = Q4_INTERNAL_ERROR;
+    r->gpu_ms = -1;
+    r->worst_err = r->worst_margin = r->got = r->expected = r->bound = NAN;
+    r->index = -1;
+}
+
+/* One GPU run and its judgement into r; recreates the context after a loss. */
+static void gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_op *op,
+                     const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_result *r)
+{
+    q4_error err = { 0 };
+    q4vk_timing t = { -1 };
+    q4_status st = q4h_gpu_run(*ctx, op, c, in, out, &t, &err);
+    r->gpu_ms = t.gpu_ms;
+    if (st == Q4_OK) {
+        q4h_judge(out, r);
+        return;
+    }
+    r->verdict = verdict_of(st);
+    snprintf(r->message, sizeof r->message, "%s: %.480s", q4_status_name(st), err.msg);
+    if (st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) {
+        q4_error again = { 0 };
+        q4vk_destroy(*ctx);
+        *ctx = NULL;
+        if (q4h_open_device(opt, ctx, &again) != Q4_OK) {
+            size_t len = strlen(r->message);
+            snprintf(r->message + len, sizeof r->message - len,
+                     "; the device could not be reopened: %s", again.msg);
+        }
+    }
+}
+
+void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
+                  q4_result *r)
+{
+    const q4h_op *op = q4h_op_find(c->op);
+    q4_inputs in = { 0 };
+    q4h_outputs out = { 0 };
+    q4h_tensor tensors[Q4H_MAX_TENSORS];
+    q4_error err = { 0 };
+    double t0 = now_s();
+    char why[256] = "";
+
+    init_result(opt, c, r);
+    if (!op) {
+        snprintf(r->message, sizeof r->message, "no descriptor for op %s", c->op);
+        goto done;
+    }
+    if (!*ctx) {
+        snprintf(r->message, sizeof r->message, "no device: it was lost and could not be reopened");
+        goto done;
+    }
+    op->support(c, q4vk_info(*ctx), why, sizeof why);
+    if (why[0]) {
+        r->verdict = Q4_NOT_SUPPORTED;
+        snprintf(r->message, sizeof r->message, "%s", why);
+        goto done;
+    }
+    if (q4_case_inputs(c, &in, &err) != Q4_OK || op->truth(c, &in, &out, &err) != Q4_OK) {
+        r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
+        snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
+        goto done;
+    }
+    for (int rep = 0; rep < (opt->repeat > 0 ? opt->repeat : 1); rep++) {
+        q4_result this_run = *r;
+        gpu_once(opt, ctx, op, c, &in, &out, &this_run);
+        if (rep == 0 || badness(this_run.verdict) > badness(r->verdict) ||
+            (badness(this_run.verdict) == badness(r->verdict) &&
+             this_run.worst_margin > r->worst_margin))
+            *r = this_run;
+        if (!*ctx)
+            break;
+    }
+    if (opt->dump_dir && !q4_verdict_ok(r->verdict, opt->strict) && out.n > 0) {
+        int n = op->inputs(c, &in, tensors);
+        if (q4h_dump_case(opt->dump_dir, c, tensors, n, &out, &err) != Q4_OK) {
+            size_t len = strlen(r->message);
+            snprintf(r->message + len, sizeof r->message - len, " (dump failed: %s)", err.msg);
+        }
+    }
+done:
+    q4h_outputs_free(&out);
+    q4_inputs_free(&in);
+    r->seconds = now_s() - t0;
+}

@@ -1,0 +1,208 @@
+/* runner.c: the supervisor. A worker process runs cases and streams fixed-size
+ * messages over a pipe; the parent reports them, and replaces a worker that dies
+ * or stalls (Crash / Timeout for the case it was on). */
+#include "runner.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MSG_DEVICE, MSG_SETUP_ERROR, MSG_BEGIN, MSG_RESULT };
+
+typedef struct msg {
+    int type;
+    size_t index;
+    union {
+        q4vk_device_info info;
+        q4_error err;
+        q4_result result;
+    } u;
+} msg;
+
+_Static_assert(sizeof(msg) <= PIPE_BUF, "a message must be one atomic pipe write");
+
+static void send_msg(int fd, const msg *m)
+{
+    /* A full pipe blocks; a write error means the parent is gone: stop quietly. */
+    if (write(fd, m, sizeof *m) != (ssize_t)sizeof *m)
+        _exit(3);
+}
+
+static void worker(const q4h_run_options *opt, const q4_case *cases, size_t n, size_t start,
+                   int fd)
+{
+    q4vk_context *ctx = NULL;
+    msg m = { 0 };
+    q4_error err = { 0 };
+    if (q4h_open_device(opt, &ctx, &err) != Q4_OK) {
+        m.type = MSG_SETUP_ERROR;
+        m.u.err = err;
+        send_msg(fd, &m);
+        exit(0);
+    }
+    m.type = MSG_DEVICE;
+    m.u.info = *q4vk_info(ctx);
+    send_msg(fd, &m);
+    for (size_t i = start; i < n; i++) {
+        m = (msg){ .type = MSG_BEGIN, .index = i };
+        send_msg(fd, &m);
+        m.type = MSG_RESULT;
+        q4h_run_case(opt, &ctx, &cases[i], &m.u.result);
+        send_msg(fd, &m);
+    }
+    q4vk_destroy(ctx);
+    exit(0); /* exit, not _exit: coverage data is written at exit */
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Reads one whole message; 1 on success, 0 at end of stream. */
+static int read_msg(int fd, msg *m)
+{
+    size_t got = 0;
+    while (got < sizeof *m) {
+        ssize_t k = read(fd, (char *)m + got, sizeof *m - got);
+        if (k == 0)
+            return 0;
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            return 0;
+        got += (size_t)k;
+    }
+    return 1;
+}
+
+static void lost_case(const q4h_run_options *opt, const q4_case *c, q4_verdict v,
+                      const char *why, double seconds, const q4h_sink *sink)
+{
+    q4_result r = { 0 };
+    snprintf(r.name, sizeof r.name, "%s", c->name);
+    snprintf(r.op, sizeof r.op, "%s", c->op);
+    snprintf(r.family, sizeof r.family, "%s", c->family);
+    snprintf(r.repro, sizeof r.repro, "q4cts run --filter %s --seed %llu%s", c->name,
+             (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
+    snprintf(r.message, sizeof r.message, "%.500s", why);
+    r.verdict = v;
+    r.seconds = seconds;
+    r.gpu_ms = -1;
+    r.worst_err = r.worst_margin = r.got = r.expected = r.bound = NAN;
+    r.index = -1;
+    sink->result(sink->user, &r);
+}
+
+q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t n,
+                        const q4h_sink *sink, q4_error *err)
+{
+    size_t start = 0;
+    int have_device = 0;
+    double limit = opt->watchdog_s > 0 ? opt->watchdog_s : 600;
+
+    while (start < n) {
+        int fds[2];
+        if (pipe(fds) != 0)
+            return q4_fail(err, Q4_ERR_IO, "pipe failed: %s", strerror(errno));
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0)
+            return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
+        if (pid == 0) {
+            close(fds[0]);
+            worker(opt, cases, n, start, fds[1]);
+        }
+        close(fds[1]);
+
+        long current = -1;
+        double began = 0;
+        msg m;
+        q4_status st = Q4_OK;
+        for (;;) {
+            struct pollfd p = { .fd = fds[0], .events = POLLIN };
+            double left = current >= 0 ? limit - (now_s() - began) : limit * 10;
+            int ready = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+            if (ready < 0 && errno == EINTR)
+                continue;
+            if (ready == 0 && current >= 0) {
+                kill(pid, SIGKILL);
+                char why[160];
+                snprintf(why, sizeof why, "the case ran past the %.0f s watchdog; its worker "
+                         "was killed", limit);
+                lost_case(opt, &cases[current], Q4_TIMEOUT, why, now_s() - began, sink);
+                start = (size_t)current + 1;
+                break;
+            }
+            if (ready == 0)
+                continue;
+            if (!read_msg(fds[0], &m)) {
+                int status = 0;
+                waitpid(pid, &status, 0);
+                pid = 0;
+                if (current >= 0) {
+                    char why[160];
+                    if (WIFSIGNALED(status))
+                        snprintf(why, sizeof why, "the worker died of signal %d (%s) during "
+                                 "the case", WTERMSIG(status), strsignal(WTERMSIG(status)));
+                    else
+                        snprintf(why, sizeof why, "the worker exited with status %d during "
+                                 "the case", WEXITSTATUS(status));
+                    lost_case(opt, &cases[current], Q4_CRASH, why, now_s() - began, sink);
+                    start = (size_t)current + 1;
+                } else if (!have_device) {
+                    st = q4_fail(err, Q4_ERR_DEVICE, "the worker process ended before it "
+                                 "opened a device");
+                }
+                break;
+            }
+            if (m.type == MSG_SETUP_ERROR && have_device) {
+                /* A replacement worker could not reopen the device: the rest cannot run. */
+                char why[Q4_MSG_MAX + 64];
+                snprintf(why, sizeof why, "the device could not be reopened: %s", m.u.err.msg);
+                for (size_t i = start; i < n; i++)
+                    lost_case(opt, &cases[i], Q4_INTERNAL_ERROR, why, 0, sink);
+                start = n;
+                break;
+            } else if (m.type == MSG_SETUP_ERROR) {
+                if (err)
+                    *err = m.u.err;
+                st = m.u.err.status ? m.u.err.status : Q4_ERR_DEVICE;
+            } else if (m.type == MSG_DEVICE && !have_device) {
+                have_device = 1;
+                if (sink->device)
+                    st = sink->device(sink->user, &m.u.info, err);
+            } else if (m.type == MSG_BEGIN) {
+                current = (long)m.index;
+                began = now_s();
+                if (sink->begin)
+                    sink->begin(sink->user, &cases[current]);
+            } else if (m.type == MSG_RESULT) {
+                sink->result(sink->user, &m.u.result);
+                current = -1;
+                start = m.index + 1;
+            }
+            if (st != Q4_OK)
+                break;
+        }
+        close(fds[0]);
+        if (pid > 0) {
+            if (st != Q4_OK)
+                kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+        }
+        if (st != Q4_OK)
+            return st;
+    }
+    return Q4_OK;
+}

@@ -1,0 +1,56 @@
+/* runner.h: runs a list of cases on one device, each case isolated from the run.
+ *
+ * The cases run in a worker process that holds the Vulkan context; the parent
+ * only supervises and reports. A case that crashes the worker (a signal in the
+ * driver, say) is reported as Crash, one that outlives the watchdog as Timeout,
+ * and a fresh worker carries on with the next case. A lost device is a Crash too:
+ * the worker recreates its context and goes on. */
+#ifndef Q4H_RUNNER_H
+#define Q4H_RUNNER_H
+
+#include <stddef.h>
+
+#include "q4case.h"
+#include "q4report.h"
+#include "q4vk.h"
+
+typedef struct q4h_override {
+    const char *kernel;        /* built-in kernel name it replaces */
+    const char *path;
+    uint32_t *words;
+    size_t n_words;
+} q4h_override;
+
+typedef struct q4h_run_options {
+    q4vk_options vk;           /* device selection, validation, per-submit timeout, faults */
+    int repeat;                /* runs per case; the worst verdict counts */
+    int strict;                /* QualityWarning fails */
+    const char *dump_dir;      /* NULL: no dumps */
+    const q4h_override *overrides;
+    int n_overrides;
+    const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
+    double watchdog_s;         /* the parent's limit for one case, all repeats included */
+} q4h_run_options;
+
+typedef struct q4h_sink {
+    void *user;
+    /* Once, before the first case, with the device the worker opened. */
+    q4_status (*device)(void *user, const q4vk_device_info *info, q4_error *err);
+    void (*begin)(void *user, const q4_case *c);
+    void (*result)(void *user, const q4_result *r);
+} q4h_sink;
+
+/* Runs every case; Q4_OK once all have a result. A device that cannot be opened
+ * at the start is an error (the run has no device); later failures are verdicts. */
+q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t n,
+                        const q4h_sink *sink, q4_error *err);
+
+/* Runs one case in this process (the worker's body; also used by tests).
+ * *ctx may be destroyed and recreated after a lost device or a timeout. */
+void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
+                  q4_result *r);
+
+/* Creates a context with the overrides installed. */
+q4_status q4h_open_device(const q4h_run_options *opt, q4vk_context **ctx, q4_error *err);
+
+#endif
