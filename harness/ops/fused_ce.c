@@ -4,7 +4,7 @@
 #include "outputs.h"
 #include "q4ref.h"
 
-static const char *const kernels[] = { "fused_ce_stats", "fused_ce_grad", NULL };
+static const char *const kernels[] = { "fused_ce", "fused_ce_loss", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
