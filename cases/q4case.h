@@ -1,0 +1,101 @@
+/* q4case.h: q4cases, the case names, families, seeded inputs and case lists of q4cts.
+ *
+ * A case is named q4cts.<op>.<family>.<params> (grammar in README.md). The name is
+ * the whole description: parsing it gives the op, the family and the shape, and the
+ * name plus a user seed gives bit-identical inputs on any machine. The generated
+ * set (every family of every op, README.md lists them) is the superset of
+ * mustpass.txt; any other well-formed, in-contract name runs too (custom shapes).
+ *
+ * This library knows the op contract (q4_contract.h) only: no reference, no GPU.
+ * Every failure a user can cause returns Q4_ERR_ARG (Q4_ERR_IO for an unreadable
+ * list) with one sentence naming the bad thing; nothing aborts or prints. */
+#ifndef Q4CASE_H
+#define Q4CASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "q4_contract.h"
+
+#define Q4_CASE_NAME_MAX 128
+
+/* The tiles the family rules are defined against (README.md "Tiles"): the upstream
+ * tile_aligned case m8_n16_k32 is aligned to all three. A kernel with larger tiles
+ * still meets partial tiles in the partial_m, odd_n4 and large families. */
+#define Q4_CASE_TILE_M 8
+#define Q4_CASE_TILE_N 16
+#define Q4_CASE_TILE_K 32
+
+/* The label every masked fused_ce row gets (any negative label is ignored, SPEC §2). */
+#define Q4_CASE_IGNORE_INDEX (-100)
+
+typedef struct q4_case {
+    char name[Q4_CASE_NAME_MAX];   /* canonical: q4cts.<op>.<family>.<params> */
+    const char *op;                /* static string: "dequantize", "linear_q4gsw", "linear_q4gsw_backward", "linear_dW", "fused_ce", "adamw_step", "q4gsw_requant" */
+    char family[40];
+    int64_t m, n, k, gs;           /* linear ops (m = product of lead dims when nlead > 0), dW (no gs), dequantize/requant (n, k, gs) */
+    int64_t lead[4]; int nlead;    /* leading dims of the activation (leading_dims family), product = m */
+    int bias;                      /* linear_q4gsw only */
+    int64_t r, v; int mask_pct;    /* fused_ce: rows, vocabulary, percent of rows masked (100 = all) */
+    int64_t numel, step; int wd;   /* adamw_step: elements, step t (>= 1), weight decay on/off */
+    uint64_t seed;
+} q4_case;
+
+typedef struct q4_inputs {         /* host buffers, malloc'd; fields an op doesn't use stay NULL */
+    float *x, *dout, *bias, *scales, *latent, *logits, *param, *grad, *m, *v;
+    uint8_t *codes;                /* [N][K], one code 0..15 per byte */
+    uint32_t *w4x8;                /* packed from codes, padding words 0x88888888 */
+    int32_t *labels;
+    float n_valid;                 /* fused_ce: number of unmasked rows, or 1 when all are masked */
+    float lr, beta1, beta2, eps, wd, bc1, bc2;   /* adamw_step */
+} q4_inputs;
+
+/* ---------------- ops and families (case_families.c) ---------------- */
+const char *const *q4_case_ops(int *count);                       /* the op names */
+const char *const *q4_case_families(const char *op, int *count);  /* NULL, *count = 0 if op unknown */
+/* One line saying what a family tests and which rule its names must meet
+ * (e.g. "N % 8 != 0: the last W_4X8 block is half padding"); NULL if unknown. */
+const char *q4_case_family_doc(const char *op, const char *family);
+
+/* ---------------- names (case_name.c) ---------------- */
+/* Parses a full name; out->name is the canonical form, out->seed = seed. */
+q4_status q4_case_parse(const char *name, uint64_t seed, q4_case *out, q4_error *err);
+void q4_case_format(const q4_case *c, char *buf, size_t size);   /* canonical name */
+
+/* ---------------- the generated set and selection (caselist.c) ---------------- */
+/* Every generated case of every op and family, sorted by name, seed 0; free() the array. */
+q4_status q4_case_all(q4_case **out, size_t *count, q4_error *err);
+
+/* Case lists: plain text, one name or glob (fnmatch) per line, '#' comments, blank lines ignored.
+   Selects from q4_case_all() every case matching any line; a line that is a full well-formed name
+   that matches no generated case is parsed and added (custom shapes). A line that matches nothing
+   and is not a well-formed name is an error naming file:line. */
+q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4_error *err);
+void q4_caselist_free(char **patterns, size_t count);
+
+/* Selection: includes (globs; none = all), excludes (globs), shard i of n (0-based i; deterministic:
+   case index % n == i over the sorted selection, so the shards' union is the whole list). A pattern
+   that is a well-formed full name not in the generated set is parsed and run (custom shapes).
+   A pattern that matches nothing and is not a well-formed name → Q4_ERR_ARG naming it.
+   Every selected case gets `seed`. An exclude that matches nothing is not an error. */
+q4_status q4_case_select(const char *const *includes, size_t n_inc, const char *const *excludes,
+                         size_t n_exc, int shard_i, int shard_n, uint64_t seed,
+                         q4_case **out, size_t *count, q4_error *err);
+
+/* ---------------- inputs (case_inputs.c) ---------------- */
+/* Fills *in (zeroed first) with the inputs of c from the seeded generator (README.md
+ * "Generator"). On failure every buffer is freed. */
+q4_status q4_case_inputs(const q4_case *c, q4_inputs *in, q4_error *err);
+void q4_inputs_free(q4_inputs *in);   /* frees every buffer; NULL and double calls are safe */
+
+/* FNV-1a-64 of every buffer of in (in the order of q4_inputs, each element as
+ * little-endian bytes) and the scalars: a fingerprint of the inputs that is equal on
+ * every machine, for reports and for detecting a change of the generator. */
+uint64_t q4_inputs_hash(const q4_case *c, const q4_inputs *in);
+
+/* The generator's stream seed of one tensor of c ("x", "scales", ...), exposed so a
+ * test or a user can reproduce a single tensor: splitmix64-mixed
+ * FNV-1a-64(c->name) ^ c->seed ^ FNV-1a-64(tensor). */
+uint64_t q4_case_stream_seed(const q4_case *c, const char *tensor);
+
+#endif

@@ -1,0 +1,282 @@
+/* test_names.c: the case-name grammar: every generated name round-trips, every
+ * family has cases, the upstream names exist, and each kind of bad name is
+ * rejected with its exact sentence. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_internal.h"
+#include "q4case.h"
+
+START_TEST(generated_round_trip)
+{
+    q4_case *all;
+    size_t n;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
+    ck_assert_uint_eq(n, q4c_generated_count);
+    for (size_t i = 0; i < n; i++) {
+        char buf[Q4_CASE_NAME_MAX];
+        q4_case again;
+        q4_case_format(&all[i], buf, sizeof buf);
+        ck_assert_str_eq(buf, all[i].name);
+        ck_assert_int_eq(q4_case_parse(buf, 7, &again, &err), Q4_OK);
+        ck_assert_str_eq(again.name, buf);
+        ck_assert_uint_eq(again.seed, 7);
+        ck_assert_int_eq(memcmp(&again.m, &all[i].m, sizeof(int64_t) * 4), 0);
+        if (i > 0) ck_assert_int_lt(strcmp(all[i - 1].name, all[i].name), 0);   /* sorted, unique */
+    }
+    /* The table holds canonical names only (a non-canonical entry would not round-trip). */
+    for (size_t i = 0; i < q4c_generated_count; i++) {
+        q4_case c;
+        ck_assert_int_eq(q4_case_parse(q4c_generated[i], 0, &c, &err), Q4_OK);
+        ck_assert_str_eq(c.name, q4c_generated[i]);
+    }
+    free(all);
+}
+END_TEST
+
+START_TEST(every_family_has_cases)
+{
+    int nops, nfam;
+    const char *const *ops = q4_case_ops(&nops);
+    q4_case *all;
+    size_t n;
+    q4_error err = {0};
+    ck_assert_int_eq(nops, 7);
+    ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
+    for (int o = 0; o < nops; o++) {
+        const char *const *fams = q4_case_families(ops[o], &nfam);
+        ck_assert_ptr_nonnull(fams);
+        ck_assert_int_ge(nfam, 5);
+        for (int f = 0; f < nfam; f++) {
+            int found = 0;
+            ck_assert_ptr_nonnull(q4_case_family_doc(ops[o], fams[f]));
+            for (size_t i = 0; i < n; i++)
+                found += strcmp(all[i].op, ops[o]) == 0 && strcmp(all[i].family, fams[f]) == 0;
+            ck_assert_msg(found > 0, "no generated case for %s.%s", ops[o], fams[f]);
+        }
+    }
+    ck_assert_ptr_null(q4_case_families("nope", &nfam));
+    ck_assert_int_eq(nfam, 0);
+    ck_assert_ptr_null(q4_case_family_doc("linear_dW", "bias"));   /* forward only */
+    free(all);
+}
+END_TEST
+
+START_TEST(upstream_names)
+{
+    static const char *const names[] = {
+        "q4cts.linear_q4gsw_backward.tile_aligned.m8_n16_k32_g32",
+        "q4cts.linear_q4gsw_backward.grouped.m8_n32_k64_g32",
+        "q4cts.linear_q4gsw_backward.odd_n4_partial_m.m5_n12_k16_g16",
+    };
+    q4_case *all;
+    size_t n;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
+    for (int j = 0; j < 3; j++) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++) found += strcmp(all[i].name, names[j]) == 0;
+        ck_assert_msg(found == 1, "%s is not generated", names[j]);
+    }
+    free(all);
+}
+END_TEST
+
+START_TEST(parsed_fields)
+{
+    q4_case c;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_q4gsw.leading_dims.d2x3x4_n12_k64_g32", 5, &c, &err), Q4_OK);
+    ck_assert_str_eq(c.op, "linear_q4gsw");
+    ck_assert_str_eq(c.family, "leading_dims");
+    ck_assert_int_eq(c.m, 24);
+    ck_assert_int_eq(c.nlead, 3);
+    ck_assert_int_eq(c.lead[0], 2);
+    ck_assert_int_eq(c.lead[2], 4);
+    ck_assert_int_eq(c.n, 12);
+    ck_assert_int_eq(c.k, 64);
+    ck_assert_int_eq(c.gs, 32);
+    ck_assert_int_eq(c.bias, 0);
+    ck_assert_uint_eq(c.seed, 5);
+    ck_assert_int_eq(q4_case_parse("q4cts.fused_ce.masked.r8_v130_p25", 0, &c, &err), Q4_OK);
+    ck_assert_int_eq(c.r, 8);
+    ck_assert_int_eq(c.v, 130);
+    ck_assert_int_eq(c.mask_pct, 25);
+    ck_assert_int_eq(q4_case_parse("q4cts.adamw_step.late_step.n1024_t10000_w1", 0, &c, &err), Q4_OK);
+    ck_assert_int_eq(c.numel, 1024);
+    ck_assert_int_eq(c.step, 10000);
+    ck_assert_int_eq(c.wd, 1);
+}
+END_TEST
+
+/* Accepted spellings that are not canonical: any token order, b0, m with d. */
+START_TEST(canonical_form)
+{
+    static const char *const pairs[][2] = {
+        {"q4cts.linear_dW.custom.k4_n4_m1", "q4cts.linear_dW.custom.m1_n4_k4"},
+        {"q4cts.linear_q4gsw.custom.g4_b0_m1_n4_k4", "q4cts.linear_q4gsw.custom.m1_n4_k4_g4"},
+        {"q4cts.linear_q4gsw.bias.b1_m1_n4_k4_g4", "q4cts.linear_q4gsw.bias.m1_n4_k4_g4_b1"},
+        {"q4cts.linear_dW.leading_dims.m6_d2x3_n4_k4", "q4cts.linear_dW.leading_dims.d2x3_n4_k4"},
+        {"q4cts.fused_ce.custom.p0_v3_r2", "q4cts.fused_ce.custom.r2_v3_p0"},
+        {"q4cts.adamw_step.custom.w0_t3_n5", "q4cts.adamw_step.custom.n5_t3_w0"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        q4_case c;
+        q4_error err = {0};
+        ck_assert_msg(q4_case_parse(pairs[i][0], 0, &c, &err) == Q4_OK, "%s", err.msg);
+        ck_assert_str_eq(c.name, pairs[i][1]);
+    }
+}
+END_TEST
+
+/* Each bad name and the sentence after "case name '<name>': ". */
+static const char *const rejected[][2] = {
+    {"q4cts.linear_q4gsw.grouped.m5_n10_k16_g16", "N = 10 must be a multiple of 4"},
+    {"q4cts.foo.basic.r1_v4_p0",
+     "unknown op 'foo' (ops: adamw_step, dequantize, fused_ce, linear_dW, linear_q4gsw, "
+     "linear_q4gsw_backward, q4gsw_requant)"},
+    {"q4cts.linear_dW.x.m1_n4_k4",
+     "unknown family 'x' for op linear_dW (families: tile_aligned, odd_n4, partial_m, "
+     "odd_n4_partial_m, leading_dims, large, custom)"},
+    {"q4cts.linear_dW.custom.m1_n4", "missing parameter k; op linear_dW takes m|d n k"},
+    {"q4cts.linear_q4gsw.custom.n4_k4_g4",
+     "missing parameter m (or d<A>x<B>..); op linear_q4gsw takes m|d n k g [b]"},
+    {"q4cts.fused_ce.custom.r4_v8", "missing parameter p; op fused_ce takes r v p"},
+    {"q4cts.linear_dW.custom.M1_n4_k4",
+     "bad parameter 'M1': expected a lowercase key and a number, e.g. m8 or d2x3"},
+    {"q4cts.linear_dW.custom.m_n4_k4",
+     "bad parameter 'm': expected a lowercase key and a number, e.g. m8 or d2x3"},
+    {"q4cts.linear_dW.custom.m1_n4_k4x", "bad parameter 'k4x': expected a number after 'x'"},
+    {"q4cts.linear_dW.custom.m1_n4_k4y",
+     "bad parameter 'k4y': unexpected 'y'; expected digits or 'x' between leading dims"},
+    {"q4cts.linear_q4gsw_backward.custom.m1_n4_k4_g4_b1",
+     "unknown parameter 'b' in 'b1' for op linear_q4gsw_backward (parameters: m|d n k g)"},
+    {"q4cts.dequantize.custom.n4_k4_g4_mm1",
+     "unknown parameter 'mm' in 'mm1' for op dequantize (parameters: n k g)"},
+    {"q4cts.linear_dW.custom.m1.5_n4_k4",
+     "5 dot-separated levels; expected 4: q4cts.<op>.<family>.<params> "
+     "(parameters are separated by '_', never '.')"},
+    {"q4cts.linear_dW.custom", "3 dot-separated levels; expected 4: q4cts.<op>.<family>.<params>"},
+    {"dEQP.linear_dW.custom.m1_n4_k4", "starts with 'dEQP'; expected the prefix q4cts"},
+    {"q4cts.linear_dW.custom.m1__n4_k4",
+     "empty parameter; parameters are separated by a single '_'"},
+    {"q4cts.linear_dW.custom.m1_n4_k4_", "empty parameter; parameters are separated by a single '_'"},
+    {"q4cts.linear_dW.custom.m1_m2_n4_k4", "parameter m is given twice"},
+    {"q4cts.linear_dW.custom.m01_n4_k4",
+     "the number '01' in parameter 'm01' has a leading zero"},
+    {"q4cts.linear_dW.custom.m2x3_n4_k4", "parameter 'm2x3': only d takes a list (d<A>x<B>..)"},
+    {"q4cts.linear_dW.custom.d1x1x1x1x1_n4_k4",
+     "parameter 'd1x1x1x1x1' lists more than 4 leading dims"},
+    {"q4cts.linear_dW.custom.m99999999999999_n4_k4",
+     "the number in parameter 'm99999999999999' is above 2^40"},
+    {"q4cts.linear_dW.custom.m6_d2x4_n4_k4",
+     "M = 6 must equal the product of the leading dims (8)"},
+    {"q4cts.linear_dW.custom.d2x0_n4_k4", "leading dim 0 must be in 1..2^40"},
+    {"q4cts.linear_dW.custom.m0_n4_k4", "M = 0 must be at least 1"},
+    {"q4cts.dequantize.custom.n4_k24_g16",
+     "K = 24 must be a multiple of the group size gs = 16"},
+    {"q4cts.dequantize.custom.n4_k6_g2", "K = 6 must be a multiple of 4"},
+    {"q4cts.linear_q4gsw.custom.m1_n4_k4_g4_b2", "b2: expected b0 or b1"},
+    {"q4cts.fused_ce.custom.r4_v8_p101", "p = 101 must be a percentage in 0..100"},
+    {"q4cts.fused_ce.custom.r1_v3000000000_p0",
+     "V = 3000000000 must fit an int32 label (at most 2147483647)"},
+    {"q4cts.fused_ce.custom.r0_v8_p0", "R = 0 must be at least 1"},
+    {"q4cts.adamw_step.custom.n4_t0_w1", "t = 0 must be a step in 1..2^40"},
+    {"q4cts.adamw_step.custom.n4_t1_w2", "w2: expected w0 or w1"},
+    {"q4cts.adamw_step.custom.n0_t1_w1", "numel = 0 must be at least 1"},
+    /* family rules */
+    {"q4cts.linear_q4gsw.odd_n4.m8_n16_k32_g32", "family odd_n4 needs N % 8 != 0 (N = 16)"},
+    {"q4cts.linear_q4gsw.partial_m.m16_n16_k32_g32", "family partial_m needs M % 8 != 0 (M = 16)"},
+    {"q4cts.linear_q4gsw.odd_n4_partial_m.m8_n12_k32_g32",
+     "family odd_n4_partial_m needs M % 8 != 0 (M = 8)"},
+    {"q4cts.linear_q4gsw.grouped.m8_n16_k32_g32",
+     "family grouped needs K / gs >= 2 (K = 32, gs = 32)"},
+    {"q4cts.linear_q4gsw.tile_aligned.m5_n16_k32_g32", "family tile_aligned needs M % 8 == 0 (M = 5)"},
+    {"q4cts.linear_q4gsw.tile_aligned.m8_n8_k32_g32", "family tile_aligned needs N % 16 == 0 (N = 8)"},
+    {"q4cts.dequantize.tile_aligned.n16_k16_g16", "family tile_aligned needs K % 32 == 0 (K = 16)"},
+    {"q4cts.linear_q4gsw.bias.m8_n16_k32_g32", "family bias needs b1 (a bias)"},
+    {"q4cts.linear_dW.leading_dims.d6_n4_k4",
+     "family leading_dims needs at least two leading dims, e.g. d2x3 (got one)"},
+    {"q4cts.linear_dW.leading_dims.m6_n4_k4",
+     "family leading_dims needs at least two leading dims, e.g. d2x3 (got none)"},
+    {"q4cts.linear_dW.large.m8_n16_k32", "family large needs M*N*K >= 2^22 (M*N*K = 4096)"},
+    {"q4cts.dequantize.large.n16_k32_g32", "family large needs N*K >= 2^20 (N*K = 512)"},
+    {"q4cts.adamw_step.large.n4_t1_w1", "family large needs numel >= 2^18 (n4)"},
+    {"q4cts.fused_ce.all_masked.r4_v8_p50", "family all_masked needs p100 (got p50)"},
+    {"q4cts.fused_ce.basic.r4_v8_p25", "family basic needs p0 (got p25)"},
+    {"q4cts.fused_ce.basic.r4_v9_p0", "family basic needs V % 4 == 0 (V = 9)"},
+    {"q4cts.fused_ce.masked.r4_v8_p0",
+     "family masked needs p to mask between 1 and R-1 rows (p0 masks 0 of 4 rows)"},
+    {"q4cts.fused_ce.masked.r2_v8_p90",
+     "family masked needs p to mask between 1 and R-1 rows (p90 masks 2 of 2 rows)"},
+    {"q4cts.fused_ce.unaligned_v.r4_v8_p0", "family unaligned_v needs V % 4 != 0 (V = 8)"},
+    {"q4cts.fused_ce.large_vocab.r4_v1000_p0", "family large_vocab needs V >= 32768 (V = 1000)"},
+    {"q4cts.fused_ce.many_rows.r4_v8_p0", "family many_rows needs R >= 256 (R = 4)"},
+    {"q4cts.adamw_step.wd_on.n4_t1_w0", "family wd_on needs w1 (got w0)"},
+    {"q4cts.adamw_step.wd_off.n4_t1_w1", "family wd_off needs w0 (got w1)"},
+    {"q4cts.adamw_step.late_step.n4_t999_w1", "family late_step needs t >= 1000 (got t999)"},
+    {"q4cts.adamw_step.unaligned.n8_t1_w1", "family unaligned needs numel % 4 != 0 (n8)"},
+};
+
+START_TEST(rejected_names)
+{
+    for (size_t i = 0; i < sizeof rejected / sizeof rejected[0]; i++) {
+        char want[Q4_MSG_MAX];
+        q4_case c;
+        q4_error err = {0};
+        snprintf(want, sizeof want, "case name '%s': %s", rejected[i][0], rejected[i][1]);
+        ck_assert_msg(q4_case_parse(rejected[i][0], 0, &c, &err) == Q4_ERR_ARG,
+                      "%s was accepted", rejected[i][0]);
+        ck_assert_int_eq(err.status, Q4_ERR_ARG);
+        ck_assert_str_eq(err.msg, want);
+    }
+}
+END_TEST
+
+START_TEST(long_and_null_names)
+{
+    char name[300];
+    q4_case c;
+    q4_error err = {0};
+    memset(name, 'a', sizeof name - 1);
+    name[sizeof name - 1] = 0;
+    ck_assert_int_eq(q4_case_parse(name, 0, &c, &err), Q4_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(err.msg, "299 characters long; a case name has at most 127"));
+    ck_assert_int_eq(q4_case_parse(NULL, 0, &c, &err), Q4_ERR_ARG);
+    ck_assert_str_eq(err.msg, "case name is NULL; expected q4cts.<op>.<family>.<params>");
+}
+END_TEST
+
+START_TEST(custom_accepts_any_contract_shape)
+{
+    q4_case c;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_dW.custom.m3000_n44_k96", 0, &c, &err), Q4_OK);
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_q4gsw.custom.m1_n4_k4_g4_b1", 0, &c, &err), Q4_OK);
+    ck_assert_int_eq(q4_case_parse("q4cts.fused_ce.custom.r1_v1_p100", 0, &c, &err), Q4_OK);
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_q4gsw.large.m300_n264_k512_g128_b1", 0, &c, &err), Q4_OK);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cases.names");
+    TCase *tc = tcase_create("names");
+    tcase_add_test(tc, generated_round_trip);
+    tcase_add_test(tc, every_family_has_cases);
+    tcase_add_test(tc, upstream_names);
+    tcase_add_test(tc, parsed_fields);
+    tcase_add_test(tc, canonical_form);
+    tcase_add_test(tc, rejected_names);
+    tcase_add_test(tc, long_and_null_names);
+    tcase_add_test(tc, custom_accepts_any_contract_shape);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
