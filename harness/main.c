@@ -58,13 +58,21 @@ static int cmd_list(const q4h_cli *cli)
     return 0;
 }
 
+/* Every built-in kernel with its interface, and the op that runs it. */
 static int cmd_kernels(void)
 {
-    int n_ops;
+    int n_ops, n_kernels;
     const q4h_op *const *ops = q4h_ops(&n_ops);
-    for (int i = 0; i < n_ops; i++)
-        for (int k = 0; ops[i]->kernels[k]; k++)
-            printf("%-28s %s\n", ops[i]->kernels[k], ops[i]->name);
+    const q4vk_kernel *k = q4vk_kernels(&n_kernels);
+    printf("%-30s %-22s %8s %5s\n", "kernel", "op", "bindings", "push");
+    for (int i = 0; i < n_kernels; i++) {
+        const char *owner = "(perf ceilings)";
+        for (int o = 0; o < n_ops; o++)
+            for (int j = 0; ops[o]->kernels[j]; j++)
+                if (!strcmp(ops[o]->kernels[j], k[i].name))
+                    owner = ops[o]->name;
+        printf("%-30s %-22s %8u %5u\n", k[i].name, owner, k[i].n_bindings, k[i].push_bytes);
+    }
     return 0;
 }
 
