@@ -1,0 +1,189 @@
+/* json.c: the JSON sink, for dashboards and scripts: the same per-case data as JUnit
+ * with numbers kept as numbers, plus the run-wide properties and a summary. Layout in
+ * q4report.h. One result per line, so the file also greps and diffs well.
+ *
+ * Crash safety as in junit.c: results are rendered once into `body`, and each add
+ * atomically replaces the file with header + body + a freshly counted summary. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "q4report_internal.h"
+
+#ifndef Q4REPORT_VERSION
+#define Q4REPORT_VERSION "unknown"
+#endif
+/* Bumped when a key changes meaning or goes away, so consumers can tell. */
+#define Q4REPORT_JSON_FORMAT 1
+
+struct q4_json {
+    char *path;
+    int strict;
+    char started[32];
+    q4rep_buf props;       /* rendered "key": "value" pairs */
+    q4rep_buf body;        /* rendered result objects, comma-separated */
+    q4rep_buf doc;         /* scratch for the whole document */
+    size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
+    size_t total, ok;
+    double seconds;
+};
+
+/* A double as a JSON number that reads back bit-exact; JSON has no NaN or Inf. */
+static void put_num(q4rep_buf *b, double v)
+{
+    if (isfinite(v))
+        q4rep_buf_printf(b, "%.17g", v);
+    else
+        q4rep_buf_puts(b, "null");
+}
+
+static q4_status flush(q4_json *j, q4_error *err)
+{
+    q4rep_buf *d = &j->doc;
+    q4rep_buf_reset(d);
+    q4rep_buf_puts(d, "{\"q4cts\": {\n  \"version\": ");
+    q4rep_json_str(d, Q4REPORT_VERSION, Q4REP_NOMAX);
+    q4rep_buf_printf(d, ",\n  \"format\": %d,\n  \"strict\": %s,\n  \"started\": \"%s\",\n"
+                     "  \"properties\": {",
+                     Q4REPORT_JSON_FORMAT, j->strict ? "true" : "false", j->started);
+    q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
+    q4rep_buf_puts(d, j->props.len ? "\n  },\n  \"results\": [" : "},\n  \"results\": [");
+    q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
+    q4rep_buf_puts(d, j->total ? "\n  ],\n" : "],\n");
+    q4rep_buf_printf(d, "  \"summary\": {\"total\": %zu, \"ok\": %zu, \"not_ok\": %zu, \"seconds\": ",
+                     j->total, j->ok, j->total - j->ok);
+    put_num(d, j->seconds);
+    for (int v = 0; v < Q4_VERDICT_COUNT; v++)
+        q4rep_buf_printf(d, ", \"%s\": %zu", q4_verdict_name((q4_verdict)v), j->count[v]);
+    if (j->count[Q4_VERDICT_COUNT])
+        q4rep_buf_printf(d, ", \"Unknown\": %zu", j->count[Q4_VERDICT_COUNT]);
+    q4rep_buf_puts(d, "}\n}}\n");
+    if (d->failed)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JSON report %s", j->path);
+    return q4rep_write_atomic(j->path, d->data, d->len, err);
+}
+
+static void destroy(q4_json *j)
+{
+    q4rep_buf_free(&j->props);
+    q4rep_buf_free(&j->body);
+    q4rep_buf_free(&j->doc);
+    free(j->path);
+    free(j);
+}
+
+q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops,
+                       q4_json **out, q4_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !path[0] || !out)
+        return q4_fail(err, Q4_ERR_ARG, "q4_json_open needs a report path and an out pointer");
+    if (nprops && !props)
+        return q4_fail(err, Q4_ERR_ARG, "q4_json_open: %zu props given but props is NULL", nprops);
+    q4_json *j = calloc(1, sizeof *j);
+    size_t plen = strlen(path) + 1;
+    if (!j || !(j->path = malloc(plen))) {
+        free(j);
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path);
+    }
+    memcpy(j->path, path, plen);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (localtime_r(&now, &tm))
+        strftime(j->started, sizeof j->started, "%Y-%m-%dT%H:%M:%S", &tm);
+    int first = 1;
+    for (size_t i = 0; i < nprops; i++) {
+        if (!props[i].key)
+            continue;
+        q4rep_buf_puts(&j->props, first ? "\n    " : ",\n    ");
+        q4rep_json_str(&j->props, props[i].key, Q4REP_NOMAX);
+        q4rep_buf_puts(&j->props, ": ");
+        q4rep_json_str(&j->props, props[i].value ? props[i].value : "", Q4REP_NOMAX);
+        first = 0;
+    }
+    q4_status st = j->props.failed
+        ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path)
+        : flush(j, err);   /* an empty, valid report now: a bad path fails here, early */
+    if (st != Q4_OK) {
+        destroy(j);
+        return st;
+    }
+    *out = j;
+    return Q4_OK;
+}
+
+void q4_json_set_strict(q4_json *j, int strict)
+{
+    if (j)
+        j->strict = strict != 0;
+}
+
+/* "key": "string" from a fixed-size field (read at most its size). */
+static void put_field(q4rep_buf *b, const char *key, const char *s, size_t max)
+{
+    q4rep_buf_printf(b, ", \"%s\": ", key);
+    q4rep_json_str(b, s, max);
+}
+
+static void put_numf(q4rep_buf *b, const char *key, double v)
+{
+    q4rep_buf_printf(b, ", \"%s\": ", key);
+    put_num(b, v);
+}
+
+q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
+{
+    if (!j || !r)
+        return q4_fail(err, Q4_ERR_ARG, "q4_json_add needs a report and a result");
+    size_t mark = j->body.len;
+    q4rep_buf *b = &j->body;
+    int ok = q4_verdict_ok(r->verdict, j->strict);
+
+    q4rep_buf_puts(b, j->total ? ",\n    {\"name\": " : "\n    {\"name\": ");
+    q4rep_json_str(b, r->name, sizeof r->name);
+    put_field(b, "op", r->op, sizeof r->op);
+    put_field(b, "family", r->family, sizeof r->family);
+    put_field(b, "verdict", q4_verdict_name(r->verdict), Q4REP_NOMAX);
+    q4rep_buf_printf(b, ", \"ok\": %s", ok ? "true" : "false");
+    put_numf(b, "seconds", r->seconds);
+    put_numf(b, "gpu_ms", r->gpu_ms >= 0 ? r->gpu_ms : NAN);   /* < 0: unknown */
+    put_numf(b, "worst_err", r->worst_err);
+    put_numf(b, "worst_margin", r->worst_margin);
+    put_numf(b, "got", r->got);
+    put_numf(b, "expected", r->expected);
+    put_numf(b, "bound", r->bound);
+    put_field(b, "output", r->output, sizeof r->output);
+    if (r->index >= 0)
+        q4rep_buf_printf(b, ", \"index\": %lld", (long long)r->index);
+    else
+        q4rep_buf_puts(b, ", \"index\": null");
+    put_field(b, "where", r->where, sizeof r->where);
+    q4rep_buf_printf(b, ", \"elements\": %lld", (long long)r->elements);
+    put_field(b, "message", r->message, sizeof r->message);
+    put_field(b, "repro", r->repro, sizeof r->repro);
+    q4rep_buf_puts(b, "}");
+    if (b->failed) {
+        q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
+        b->failed = 0;
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JSON report %s",
+                       r->name, j->path);
+    }
+    unsigned v = (unsigned)r->verdict;
+    j->count[v < Q4_VERDICT_COUNT ? v : Q4_VERDICT_COUNT]++;
+    j->total++;
+    j->ok += ok != 0;
+    if (isfinite(r->seconds) && r->seconds > 0)
+        j->seconds += r->seconds;
+    return flush(j, err);
+}
+
+q4_status q4_json_close(q4_json *j, q4_error *err)
+{
+    if (!j)
+        return Q4_OK;
+    q4_status st = flush(j, err);   /* again: an earlier failed write is retried here */
+    destroy(j);
+    return st;
+}

@@ -1,0 +1,282 @@
+/* junit.c: the JUnit XML sink. The document is
+ *   <testsuites> <testsuite name=...> <properties/> <testcase/>... </testsuite> </testsuites>
+ * and validates against reports/junit-10.xsd (Jenkins xUnit's schema).
+ *
+ * Crash safety: each add renders its <testcase> once into `body`, then the whole
+ * document (header with fresh counts + body + footer) replaces the file atomically.
+ * That rewrites O(cases) bytes per case, a few hundred bytes each: cheap next to a
+ * GPU case, and the price of a file that is complete at every instant. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "q4report_internal.h"
+
+struct q4_junit {
+    char *path;
+    char *suite;
+    int strict;
+    int has_strict_prop;   /* the harness passed its own "strict" prop */
+    char timestamp[32];
+    char hostname[256];
+    q4rep_buf props;       /* rendered <property/> elements of the harness's props */
+    q4rep_buf body;        /* rendered <testcase> elements, in add order */
+    q4rep_buf doc;         /* scratch for the whole document, reused per write */
+    size_t tests, failures, errors, skipped;
+    long long micros;      /* sum of the cases' times as printed, so totals match */
+};
+
+/* Seconds as whole microseconds: the schema's SUREFIRE_TIME takes only a plain
+ * decimal, so NaN, negatives and absurd values print as 0 or are capped. */
+static long long to_micros(double s)
+{
+    if (!(s >= 0))
+        return 0;
+    if (s > 1e9)
+        s = 1e9;
+    return llround(s * 1e6);
+}
+
+static int put_time(q4rep_buf *b, long long us)
+{
+    return q4rep_buf_printf(b, "%lld.%06lld", us / 1000000, us % 1000000);
+}
+
+/* Writes the whole document to disk. */
+static q4_status flush(q4_junit *j, q4_error *err)
+{
+    q4rep_buf *d = &j->doc;
+    q4rep_buf_reset(d);
+    q4rep_buf_puts(d, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
+    q4rep_xml_attr(d, j->suite, Q4REP_NOMAX);
+    /* testsuites takes no skipped attribute in this schema; testsuite does. */
+    q4rep_buf_printf(d, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" time=\"",
+                     j->tests, j->failures, j->errors);
+    put_time(d, j->micros);
+    q4rep_buf_puts(d, "\">\n  <testsuite name=\"");
+    q4rep_xml_attr(d, j->suite, Q4REP_NOMAX);
+    q4rep_buf_printf(d, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"",
+                     j->tests, j->failures, j->errors, j->skipped);
+    put_time(d, j->micros);
+    q4rep_buf_printf(d, "\" timestamp=\"%s\" hostname=\"", j->timestamp);
+    q4rep_xml_attr(d, j->hostname, sizeof j->hostname);
+    q4rep_buf_puts(d, "\">\n    <properties>\n");
+    q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
+    if (!j->has_strict_prop)
+        q4rep_buf_printf(d, "      <property name=\"strict\" value=\"%d\"/>\n", j->strict);
+    q4rep_buf_puts(d, "    </properties>\n");
+    q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
+    q4rep_buf_puts(d, "  </testsuite>\n</testsuites>\n");
+    if (d->failed)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JUnit report %s", j->path);
+    return q4rep_write_atomic(j->path, d->data, d->len, err);
+}
+
+static void destroy(q4_junit *j)
+{
+    q4rep_buf_free(&j->props);
+    q4rep_buf_free(&j->body);
+    q4rep_buf_free(&j->doc);
+    free(j->path);
+    free(j->suite);
+    free(j);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop *props,
+                        size_t nprops, q4_junit **out, q4_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !path[0] || !out)
+        return q4_fail(err, Q4_ERR_ARG, "q4_junit_open needs a report path and an out pointer");
+    if (nprops && !props)
+        return q4_fail(err, Q4_ERR_ARG, "q4_junit_open: %zu props given but props is NULL", nprops);
+    q4_junit *j = calloc(1, sizeof *j);
+    if (!j || !(j->path = dup_str(path)) ||
+        !(j->suite = dup_str(suite_name && suite_name[0] ? suite_name : "q4cts"))) {
+        if (j)
+            free(j->path);
+        free(j);
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path);
+    }
+    time_t now = time(NULL);
+    struct tm tm;
+    if (localtime_r(&now, &tm))
+        strftime(j->timestamp, sizeof j->timestamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (gethostname(j->hostname, sizeof j->hostname - 1) != 0)
+        strcpy(j->hostname, "unknown");
+    for (size_t i = 0; i < nprops; i++) {
+        if (!props[i].key)
+            continue;
+        if (strcmp(props[i].key, "strict") == 0)
+            j->has_strict_prop = 1;
+        q4rep_buf_puts(&j->props, "      <property name=\"");
+        q4rep_xml_attr(&j->props, props[i].key, Q4REP_NOMAX);
+        q4rep_buf_puts(&j->props, "\" value=\"");
+        q4rep_xml_attr(&j->props, props[i].value ? props[i].value : "", Q4REP_NOMAX);
+        q4rep_buf_puts(&j->props, "\"/>\n");
+    }
+    q4_status st = j->props.failed
+        ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path)
+        : flush(j, err);   /* an empty, valid report now: a bad path fails here, early */
+    if (st != Q4_OK) {
+        destroy(j);
+        return st;
+    }
+    *out = j;
+    return Q4_OK;
+}
+
+void q4_junit_set_strict(q4_junit *j, int strict)
+{
+    if (j)
+        j->strict = strict != 0;
+}
+
+/* classname "q4cts.<op>.<family>"; name the rest of the case name after that prefix
+ * and a dot, else the whole name (a consumer shows classname + name, so nothing is lost). */
+static void render_names(q4rep_buf *b, const q4_result *r)
+{
+    char cls[128];
+    size_t oplen = strnlen(r->op, sizeof r->op), famlen = strnlen(r->family, sizeof r->family);
+    if (oplen == 0)
+        snprintf(cls, sizeof cls, "q4cts");
+    else if (famlen == 0)
+        snprintf(cls, sizeof cls, "q4cts.%.*s", (int)oplen, r->op);
+    else
+        snprintf(cls, sizeof cls, "q4cts.%.*s.%.*s", (int)oplen, r->op, (int)famlen, r->family);
+    size_t clen = strlen(cls), nlen = strnlen(r->name, sizeof r->name);
+    const char *name = r->name;
+    size_t max = sizeof r->name;
+    if (oplen && nlen > clen + 1 && memcmp(r->name, cls, clen) == 0 && r->name[clen] == '.') {
+        name = r->name + clen + 1;
+        max = nlen - clen - 1;
+    }
+    q4rep_buf_puts(b, "classname=\"");
+    q4rep_xml_attr(b, cls, Q4REP_NOMAX);
+    q4rep_buf_puts(b, "\" name=\"");
+    q4rep_xml_attr(b, name, max);
+    q4rep_buf_puts(b, "\"");
+}
+
+/* The figures a reader of CI wants without rerunning: one "key: value" per line. */
+static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
+{
+    char worst[400];
+    q4rep_buf_puts(b, "case: ");
+    q4rep_xml_text(b, r->name, sizeof r->name);
+    q4rep_buf_printf(b, "\nverdict: %s", q4_verdict_name(r->verdict));
+    if (r->verdict == Q4_QUALITY_WARNING && !strict)
+        q4rep_buf_puts(b, " (counted as a pass: the run is not strict)");
+    if (!isnan(r->worst_margin))
+        q4rep_buf_printf(b, "\nmargin: %.6g\nworst error: %.6g\nelements judged: %lld",
+                         r->worst_margin, r->worst_err, (long long)r->elements);
+    q4rep_buf_puts(b, "\nworst: ");
+    q4rep_xml_text(b, q4_result_worst(r, worst, sizeof worst), sizeof worst);
+    q4rep_buf_printf(b, "\nwall: %.6f s", r->seconds >= 0 ? r->seconds : 0.0);
+    if (r->gpu_ms >= 0)
+        q4rep_buf_printf(b, "\ngpu: %.4f ms", r->gpu_ms);
+    else
+        q4rep_buf_puts(b, "\ngpu: unknown");
+    if (r->message[0]) {
+        q4rep_buf_puts(b, "\nmessage: ");
+        q4rep_xml_text(b, r->message, sizeof r->message);
+    }
+    if (r->repro[0]) {
+        q4rep_buf_puts(b, "\nrepro: ");
+        q4rep_xml_text(b, r->repro, sizeof r->repro);
+    }
+    q4rep_buf_puts(b, "\n");
+}
+
+/* <failure>/<error>: message is one line for list views; the body has the rest. */
+static void render_problem(q4rep_buf *b, const char *elem, const q4_result *r, int judged)
+{
+    char worst[400];
+    q4_result_worst(r, worst, sizeof worst);
+    q4rep_buf_printf(b, "      <%s message=\"", elem);
+    if (judged || !r->message[0])
+        q4rep_xml_attr(b, worst, sizeof worst);
+    else
+        q4rep_xml_attr(b, r->message, sizeof r->message);
+    q4rep_buf_printf(b, "\" type=\"%s\">", q4_verdict_name(r->verdict));
+    q4rep_xml_text(b, r->message, sizeof r->message);
+    if (judged) {
+        q4rep_buf_puts(b, "\nworst: ");
+        q4rep_xml_text(b, worst, sizeof worst);
+    }
+    if (r->repro[0]) {
+        q4rep_buf_puts(b, "\nrepro: ");
+        q4rep_xml_text(b, r->repro, sizeof r->repro);
+    }
+    q4rep_buf_printf(b, "</%s>\n", elem);
+}
+
+q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
+{
+    if (!j || !r)
+        return q4_fail(err, Q4_ERR_ARG, "q4_junit_add needs a report and a result");
+    size_t mark = j->body.len;
+    q4rep_buf *b = &j->body;
+    long long us = to_micros(r->seconds);
+    q4rep_class cls = q4rep_classify(r->verdict, j->strict);
+
+    q4rep_buf_puts(b, "    <testcase ");
+    render_names(b, r);
+    q4rep_buf_puts(b, " time=\"");
+    put_time(b, us);
+    q4rep_buf_puts(b, "\">\n");
+    switch (cls) {
+    case Q4REP_FAILED:
+        render_problem(b, "failure", r, !isnan(r->worst_margin));
+        break;
+    case Q4REP_ERRORED:
+        render_problem(b, "error", r, 0);
+        break;
+    case Q4REP_SKIPPED:
+        q4rep_buf_puts(b, "      <skipped message=\"");
+        q4rep_xml_attr(b, r->message, sizeof r->message);
+        q4rep_buf_puts(b, "\"/>\n");
+        break;
+    case Q4REP_PASSED:
+        break;
+    }
+    q4rep_buf_puts(b, "      <system-out>");
+    render_figures(b, r, j->strict);
+    q4rep_buf_puts(b, "</system-out>\n    </testcase>\n");
+    if (b->failed) {
+        /* Drop the half-rendered case so the next write is still well-formed. */
+        q4rep_buf_truncate(b, mark);
+        b->failed = 0;
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JUnit report %s",
+                       r->name, j->path);
+    }
+    j->tests++;
+    j->failures += cls == Q4REP_FAILED;
+    j->errors += cls == Q4REP_ERRORED;
+    j->skipped += cls == Q4REP_SKIPPED;
+    j->micros += us;
+    /* The case stays counted even if this write fails: the next add or close
+     * rewrites the whole document, so a passing disk hiccup loses nothing. */
+    return flush(j, err);
+}
+
+q4_status q4_junit_close(q4_junit *j, q4_error *err)
+{
+    if (!j)
+        return Q4_OK;
+    q4_status st = flush(j, err);   /* again: an earlier failed write is retried here */
+    destroy(j);
+    return st;
+}

@@ -1,0 +1,121 @@
+/* q4report.h: q4report, the result sinks of q4cts (console, JUnit XML, JSON).
+ *
+ * reports/ only formats results: it knows nothing of ops, Vulkan or cases. The
+ * harness fills one q4_result per case and hands it to every sink in turn.
+ *
+ * Verdicts follow Khronos VK-GL-CTS. A case is "ok" when it does not fail the run:
+ * Pass, NotSupported, and QualityWarning unless the run is strict.
+ *
+ * File sinks (JUnit, JSON) are crash-safe: after open and after every add, the file
+ * on disk is a complete, well-formed document holding every finished case (the whole
+ * document is written to PATH.tmp, fsync'd, and renamed over PATH), so a run killed
+ * midway (GPU hang, watchdog, OOM killer) still leaves a report CI can read.
+ * Errors come back as values (q4_status + one sentence in q4_error), as elsewhere. */
+#ifndef Q4REPORT_H
+#define Q4REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "q4_contract.h"
+
+/* ---- verdicts (verdict.c) ---- */
+
+typedef enum q4_verdict {
+    Q4_PASS, Q4_FAIL, Q4_QUALITY_WARNING, Q4_NOT_SUPPORTED, Q4_RESOURCE_ERROR,
+    Q4_CRASH, Q4_TIMEOUT, Q4_INTERNAL_ERROR, Q4_VERDICT_COUNT
+} q4_verdict;
+
+/* "Pass", "Fail", "QualityWarning", "NotSupported", "ResourceError", "Crash",
+ * "Timeout", "InternalError"; "Unknown" for a value outside the enum. */
+const char *q4_verdict_name(q4_verdict v);
+/* 1 for Pass, NotSupported, and QualityWarning unless strict; else 0. */
+int q4_verdict_ok(q4_verdict v, int strict);
+/* Addition: the inverse of q4_verdict_name (exact, case-sensitive); 0 and *out
+ * untouched when name is no verdict's name. For case lists of expected verdicts. */
+int q4_verdict_parse(const char *name, q4_verdict *out);
+
+/* ---- one case's result (result.c) ---- */
+
+typedef struct q4_result {
+    char name[128];        /* q4cts.<op>.<family>.<params> */
+    char op[40], family[40];
+    q4_verdict verdict;
+    double seconds;        /* wall time of the case */
+    double gpu_ms;         /* < 0 if unknown */
+    double worst_err;      /* |got - expected| at the worst-margin element; NAN if not judged */
+    double worst_margin;   /* max over elements of err / bound (<= 1 passes); NAN if not judged */
+    double got, expected, bound;   /* at that element */
+    char output[32];       /* which output tensor, e.g. "y", "dlogits", "loss", "w4x8" */
+    int64_t index;         /* flat element index, -1 if none */
+    char where[64];        /* coordinates, e.g. "m=3, n=17" */
+    int64_t elements;      /* number of elements judged */
+    char message[512];     /* reason: failure summary, NotSupported reason, error text */
+    char repro[256];       /* one shell line that reproduces the case alone */
+} q4_result;
+
+/* Addition: an empty result with the "unknown" markers set (gpu_ms -1, the judged
+ * figures NAN, index -1, strings empty, verdict InternalError until the harness sets
+ * one), so a field the harness forgets never reads as a judged zero. */
+void q4_result_init(q4_result *r);
+/* Addition: one line naming the worst element, e.g.
+ * "y[137] (m=3, n=17): got 1.25, expected 1, |err| 0.25, bound 0.078, margin 3.2";
+ * "not judged" when worst_margin is NAN. Always NUL-terminates (n > 0); returns buf.
+ * The console and the JUnit failure message share it, so they read the same. */
+char *q4_result_worst(const q4_result *r, char *buf, size_t n);
+
+typedef struct q4_prop { const char *key; const char *value; } q4_prop;  /* run-wide facts: device, driver, api, seed, version, ... */
+
+/* ---- JUnit XML (junit.c) ----
+ * One <testsuites> holding one <testsuite name=suite_name> with <properties> (the
+ * props, plus "strict" unless a prop has that key) and one <testcase> per add:
+ * classname "q4cts.<op>.<family>", name the <params> part of the case name (the full
+ * name when it does not start with that prefix). NotSupported -> <skipped>; Fail and
+ * (strict) QualityWarning -> <failure>; ResourceError, Crash, Timeout, InternalError
+ * -> <error>. Every case's figures are in its <system-out>. Validates against the
+ * committed reports/junit-10.xsd (reports/validate-junit checks a file). */
+typedef struct q4_junit q4_junit;
+q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop *props, size_t nprops, q4_junit **out, q4_error *err);
+/* Addition: strict mode (default 0): QualityWarning becomes a <failure>. It applies to
+ * cases added after the call (earlier ones are already on disk), so call it right
+ * after open; the "strict" property shows the latest value. */
+void q4_junit_set_strict(q4_junit *j, int strict);
+q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err);
+q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
+
+/* ---- JSON (json.c) ----
+ * {"q4cts": {"version": "<q4cts version>", "format": 1, "strict": false,
+ *            "properties": {key: value, ...},
+ *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, worst_err,
+ *                          worst_margin, got, expected, bound, output, index, where,
+ *                          elements, message, repro}, ... ],
+ *            "summary": {"total": n, "ok": n, "not_ok": n, "seconds": s,
+ *                        "Pass": n, "Fail": n, ... one key per verdict}}}
+ * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, gpu_ms < 0 and
+ * index < 0 are null. Strings are valid UTF-8 (bad bytes become U+FFFD). */
+typedef struct q4_json q4_json;
+q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops, q4_json **out, q4_error *err);
+/* Addition: strict mode (default 0), recorded in "strict" and in each result's "ok"
+ * (as of its add). Call it right after open, as for JUnit. */
+void q4_json_set_strict(q4_json *j, int strict);
+q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err);
+q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
+
+/* ---- console (console.c) ----
+ * Progress and summary for people. Every function accepts NULL (what q4_console_new
+ * returns when out of memory) and then does nothing. */
+typedef struct q4_console q4_console;
+q4_console *q4_console_new(FILE *out, size_t total, int strict);  /* live line when isatty(fileno(out)), else plain lines */
+/* Addition: force the live line on (1) or off (0) regardless of isatty; for tests,
+ * and for a harness flag such as --no-progress. */
+void q4_console_set_live(q4_console *c, int live);
+void q4_console_begin(q4_console *c, const char *case_name);  /* tty: redraw the live line "[done/total] pass N fail N skip N  12.3s  <case>" */
+void q4_console_result(q4_console *c, const q4_result *r);    /* non-tty: one line per case "Pass  q4cts....  margin 0.031  1.2 ms"; any not-ok case (tty or not): a block with the message, the worst element (output, index, where, got, expected, bound, margin) and the repro line */
+void q4_console_summary(q4_console *c);                        /* table per op: pass / fail / warn / not supported / other, worst margin, time; then totals */
+/* Additions: counts so far, for the harness's exit code and tests. */
+size_t q4_console_count(const q4_console *c, q4_verdict v);
+size_t q4_console_not_ok(const q4_console *c);
+void q4_console_free(q4_console *c);
+
+#endif

@@ -1,0 +1,42 @@
+/* result.c: helpers on one case's q4_result: a safe empty value, and the one-line
+ * description of its worst element that the console and JUnit both print. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "q4report.h"
+
+void q4_result_init(q4_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->verdict = Q4_INTERNAL_ERROR;  /* a result never given a verdict must not pass */
+    r->gpu_ms = -1.0;
+    r->worst_err = NAN;
+    r->worst_margin = NAN;
+    r->got = NAN;
+    r->expected = NAN;
+    r->bound = NAN;
+    r->index = -1;
+}
+
+char *q4_result_worst(const q4_result *r, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return buf;
+    if (isnan(r->worst_margin)) {
+        snprintf(buf, n, "not judged");
+        return buf;
+    }
+    /* Fixed fields may fill their arrays with no NUL: print at most their size. */
+    char at[160];
+    int k = snprintf(at, sizeof at, "%.*s", (int)strnlen(r->output, sizeof r->output),
+                     r->output[0] ? r->output : "?");
+    if (r->index >= 0 && k >= 0 && (size_t)k < sizeof at)
+        k += snprintf(at + k, sizeof at - (size_t)k, "[%lld]", (long long)r->index);
+    if (r->where[0] && k >= 0 && (size_t)k < sizeof at)
+        snprintf(at + k, sizeof at - (size_t)k, " (%.*s)",
+                 (int)strnlen(r->where, sizeof r->where), r->where);
+    snprintf(buf, n, "%s: got %.9g, expected %.9g, |err| %.3g, bound %.3g, margin %.4g",
+             at, r->got, r->expected, r->worst_err, r->bound, r->worst_margin);
+    return buf;
+}

@@ -1,0 +1,177 @@
+/* test_crash.c: crash safety of the file sinks. A child process opens a JUnit and a
+ * JSON report and adds cases; the parent SIGKILLs it (after exactly K adds, or at an
+ * arbitrary moment while it is writing) and checks that both files are complete,
+ * valid documents holding exactly the cases that were finished. */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "jsoncheck.h"
+#include "q4report.h"
+#include "testutil.h"
+
+/* The child: adds `k` cases (forever when k < 0), telling the parent one byte per
+ * finished pair of adds, then 'D' and waits to be killed. Never returns. */
+static void child(const char *xml, const char *json, int k, int fd)
+{
+    q4_prop props[] = {{"device", "crash-test"}};
+    q4_junit *j = NULL;
+    q4_json *js = NULL;
+    if (q4_junit_open(xml, "q4cts", props, 1, &j, NULL) != Q4_OK ||
+        q4_json_open(json, props, 1, &js, NULL) != Q4_OK)
+        _exit(3);
+    for (int i = 0; k < 0 || i < k; i++) {
+        q4_result r;
+        tu_result(&r, (q4_verdict)(i % Q4_VERDICT_COUNT), i);
+        /* long messages make each rewrite longer, so a kill lands mid-write often */
+        memset(r.message, 'm', sizeof r.message - 1);
+        r.message[sizeof r.message - 1] = '\0';
+        if (q4_junit_add(j, &r, NULL) != Q4_OK || q4_json_add(js, &r, NULL) != Q4_OK)
+            _exit(4);
+        if (write(fd, "+", 1) != 1)
+            _exit(5);
+    }
+    if (write(fd, "D", 1) != 1)
+        _exit(5);
+    for (;;)
+        pause();   /* no close: the kill below is the end of this "run" */
+}
+
+/* Forks the child, reads until it has reported `wait_for` adds (or 'D'), kills it. */
+static void run_and_kill(const char *xml, const char *json, int k, int wait_for)
+{
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        child(xml, json, k, fds[1]);
+    }
+    close(fds[1]);
+    int seen = 0;
+    char ch = 0;
+    while (seen < wait_for || (k >= 0 && ch != 'D')) {
+        ssize_t n = read(fds[0], &ch, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != 1)
+            break;             /* the child died on its own: caught below */
+        if (ch == '+')
+            seen++;
+    }
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    close(fds[0]);
+    ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+                  "the child ended by itself (exit %d) before the kill",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    ck_assert_int_ge(seen, wait_for);
+}
+
+/* Number of cases in the JSON report, checking it is complete and consistent. */
+static long json_cases(const char *path)
+{
+    size_t len;
+    char *text = tu_read(path, &len);
+    ck_assert_ptr_nonnull(text);
+    char why[160] = "";
+    jc_value *doc = jc_parse(text, len, why, sizeof why);
+    ck_assert_msg(doc != NULL, "JSON report left by a killed run is malformed: %s", why);
+    const jc_value *q = jc_get(doc, "q4cts");
+    const jc_value *res = jc_get(q, "results");
+    const jc_value *total = jc_get(jc_get(q, "summary"), "total");
+    ck_assert_ptr_nonnull(res);
+    ck_assert_ptr_nonnull(total);
+    ck_assert_int_eq((long)total->num, (long)res->n);
+    long n = (long)res->n;
+    jc_free(doc);
+    free(text);
+    return n;
+}
+
+/* Number of cases in the JUnit report, checking it validates and counts agree. */
+static long junit_cases(const char *path)
+{
+    ck_assert_msg(tu_xml_valid(path), "JUnit report left by a killed run does not validate");
+    long n = tu_xpath_long(path, "count(//testcase)");
+    ck_assert_int_eq(tu_xpath_long(path, "number(/testsuites/testsuite/@tests)"), n);
+    long f = tu_xpath_long(path, "number(/testsuites/testsuite/@failures)");
+    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/failure)"), f);
+    long e = tu_xpath_long(path, "number(/testsuites/testsuite/@errors)");
+    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/error)"), e);
+    long s = tu_xpath_long(path, "number(/testsuites/testsuite/@skipped)");
+    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/skipped)"), s);
+    return n;
+}
+
+static const int ks[] = {0, 1, 5, 17};
+
+/* Killed between cases, after exactly K adds: exactly K cases, and no stray temp. */
+START_TEST(killed_after_k_adds)
+{
+    int k = ks[_i];
+    char *dir = tu_tmpdir();
+    char *xml = tu_path(dir, "junit.xml");
+    char *json = tu_path(dir, "report.json");
+    run_and_kill(xml, json, k, k);
+    ck_assert_int_eq(junit_cases(xml), k);
+    ck_assert_int_eq(json_cases(json), k);
+    char *tmp = tu_path(dir, "junit.xml.tmp");
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+    free(tmp);
+    tmp = tu_path(dir, "report.json.tmp");
+    ck_assert_int_ne(access(tmp, F_OK), 0);
+    free(tmp);
+    tu_rmdir(dir);
+    free(xml);
+    free(json);
+    free(dir);
+}
+END_TEST
+
+/* Killed at an arbitrary moment of a run that never stops adding, most likely in the
+ * middle of rewriting a file: each file still holds a whole number of cases, at least
+ * as many as the child had reported finished (maybe one more than the other file). */
+START_TEST(killed_while_writing)
+{
+    static const int waits[] = {3, 20, 57, 120};
+    int w = waits[_i];
+    char *dir = tu_tmpdir();
+    char *xml = tu_path(dir, "junit.xml");
+    char *json = tu_path(dir, "report.json");
+    run_and_kill(xml, json, -1, w);
+    long nx = junit_cases(xml), nj = json_cases(json);
+    ck_assert_int_ge(nx, w);
+    ck_assert_int_ge(nj, w);
+    /* JUnit is written first each add, so it leads JSON by at most one case */
+    ck_assert_int_ge(nx, nj);
+    ck_assert_int_le(nx, nj + 1);
+    tu_rmdir(dir);
+    free(xml);
+    free(json);
+    free(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reports.crash");
+    TCase *tc = tcase_create("crash");
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, killed_after_k_adds, 0, (int)(sizeof ks / sizeof ks[0]));
+    tcase_add_loop_test(tc, killed_while_writing, 0, 4);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,190 @@
+/* testutil.c: helpers of the reports/ tests (see testutil.h). xmllint runs through
+ * fork/exec, not system(), so no path or XPath passes through a shell. */
+#include <check.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+char *tu_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char *t = tu_path(base && base[0] ? base : "/tmp", "q4report-test-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t));
+    return t;
+}
+
+char *tu_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+char *tu_read(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while (buf && (k = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += k;
+        if (cap - n - 1 == 0) {
+            char *p = realloc(buf, cap * 2);
+            if (!p) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = p;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        if (len)
+            *len = n;
+    }
+    return buf;
+}
+
+void tu_rmdir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *p = tu_path(dir, e->d_name);
+        unlink(p);
+        free(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* Runs argv; its stdout into *out (malloc'd) when out is non-NULL. Returns the exit
+ * status, or -1 when it did not exit normally. */
+static int run(char *const argv[], char **out)
+{
+    int fds[2] = {-1, -1};
+    if (out && pipe(fds) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        if (out) {
+            dup2(fds[1], 1);
+            close(fds[0]);
+            close(fds[1]);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    if (out) {
+        close(fds[1]);
+        size_t cap = 4096, n = 0;
+        char *buf = malloc(cap);
+        ssize_t k;
+        while (buf && (k = read(fds[0], buf + n, cap - n - 1)) > 0) {
+            n += (size_t)k;
+            if (n + 1 == cap) {
+                char *p = realloc(buf, cap * 2);
+                if (!p) {
+                    free(buf);
+                    buf = NULL;
+                }
+                buf = p;
+                cap *= 2;
+            }
+        }
+        close(fds[0]);
+        if (buf)
+            buf[n] = '\0';
+        *out = buf;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int tu_xml_valid(const char *path)
+{
+    char *argv[] = {Q4REPORT_XMLLINT, "--noout", "--nonet", "--schema", Q4REPORT_XSD,
+                    (char *)path, NULL};
+    return run(argv, NULL) == 0;
+}
+
+int tu_xml_wellformed(const char *path)
+{
+    char *argv[] = {Q4REPORT_XMLLINT, "--noout", "--nonet", (char *)path, NULL};
+    return run(argv, NULL) == 0;
+}
+
+char *tu_xpath(const char *path, const char *expr)
+{
+    char *argv[] = {Q4REPORT_XMLLINT, "--nonet", "--xpath", (char *)expr, (char *)path, NULL};
+    char *out = NULL;
+    if (run(argv, &out) != 0) {
+        free(out);
+        return NULL;
+    }
+    size_t n = out ? strlen(out) : 0;
+    if (n && out[n - 1] == '\n')
+        out[n - 1] = '\0';
+    return out;
+}
+
+long tu_xpath_long(const char *path, const char *expr)
+{
+    char *s = tu_xpath(path, expr);
+    if (!s)
+        return -1;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0')
+        v = -1;
+    free(s);
+    return v;
+}
+
+void tu_result(q4_result *r, q4_verdict v, int i)
+{
+    static const char *const ops[] = {"linear_fwd", "ce_loss", "adamw"};
+    q4_result_init(r);
+    const char *op = ops[i % 3];
+    snprintf(r->op, sizeof r->op, "%s", op);
+    snprintf(r->family, sizeof r->family, "%s", "square");
+    snprintf(r->name, sizeof r->name, "q4cts.%s.square.m%dn16k32g32", op, 8 + i);
+    r->verdict = v;
+    r->seconds = 0.001 * (i + 1);
+    r->gpu_ms = (i % 2) ? 0.25 * i : -1.0;
+    if (v == Q4_PASS || v == Q4_FAIL || v == Q4_QUALITY_WARNING) {
+        r->worst_margin = v == Q4_FAIL ? 3.5 : 0.03125 * (i + 1);
+        r->expected = 1.0;
+        r->bound = 0.0625;
+        r->worst_err = r->worst_margin * r->bound;
+        r->got = r->expected + r->worst_err;
+        r->index = 137 + i;
+        r->elements = 4096;
+        snprintf(r->output, sizeof r->output, "y");
+        snprintf(r->where, sizeof r->where, "m=%d, n=17", 3 + i);
+    }
+    snprintf(r->message, sizeof r->message, "%s: sample message %d", q4_verdict_name(v), i);
+    snprintf(r->repro, sizeof r->repro, "build/harness/q4cts --case %s", r->name);
+}

@@ -1,0 +1,32 @@
+/* testutil.h: shared helpers of the reports/ tests: temporary folders, reading files,
+ * running xmllint (schema check and XPath queries), and sample results. */
+#ifndef Q4REPORT_TESTUTIL_H
+#define Q4REPORT_TESTUTIL_H
+
+#include <stddef.h>
+
+#include "q4report.h"
+
+/* A fresh folder under $TMPDIR (or /tmp); aborts the test on failure. Caller frees. */
+char *tu_tmpdir(void);
+/* dir + "/" + name, malloc'd. */
+char *tu_path(const char *dir, const char *name);
+/* The whole file, NUL-terminated (len without the NUL), or NULL. Caller frees. */
+char *tu_read(const char *path, size_t *len);
+/* Removes the folder's files and the folder (flat folders only). */
+void tu_rmdir(const char *dir);
+
+/* 1 when xmllint validates path against the committed reports/junit-10.xsd. */
+int tu_xml_valid(const char *path);
+/* 1 when xmllint finds path well-formed (no schema). */
+int tu_xml_wellformed(const char *path);
+/* xmllint --xpath expr path: its stdout less the one trailing newline xmllint adds,
+ * malloc'd; NULL when xmllint fails. */
+char *tu_xpath(const char *path, const char *expr);
+/* tu_xpath read as an integer (count(...), string(@tests)); -1 on failure. */
+long tu_xpath_long(const char *path, const char *expr);
+
+/* A result with every field set, for verdict v; i varies names and figures. */
+void tu_result(q4_result *r, q4_verdict v, int i);
+
+#endif
