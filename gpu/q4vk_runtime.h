@@ -1,0 +1,144 @@
+/* q4vk_runtime.h: private to the q4vk runtime files (q4vk_runtime_*.c).
+ *
+ * The layout of a context, buffer and pipeline, and the helpers the runtime files
+ * share: VkResult names and errors, the dead-context check, one-shot command
+ * submission, and validation-message scopes. Launchers use q4vk.h only. */
+#ifndef Q4VK_RUNTIME_H
+#define Q4VK_RUNTIME_H
+
+#include <pthread.h>
+#include <vulkan/vulkan.h>
+
+#include "q4vk.h"
+
+/* Uploads and downloads go through a host-visible staging buffer of at most this
+ * many bytes; larger transfers are copied in chunks. */
+#define Q4VK_STAGING_CHUNK ((size_t)16 << 20)
+
+/* The generated table of gpu/shaders/ *.comp (build/gpu/q4vk_builtin_kernels/). */
+extern const q4vk_kernel q4vk_builtin_kernels[];
+extern const int q4vk_builtin_kernels_count;
+
+struct q4vk_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    size_t bytes;                 /* as asked */
+    VkDeviceSize vk_bytes;        /* rounded up to 4 */
+};
+
+struct q4vk_pipeline {
+    struct q4vk_pipeline *next;
+    char name[64];
+    q4vk_spec spec;
+    bool stale;                   /* replaced by a later override; kept alive for holders */
+    bool overridden;
+    uint32_t n_bindings, push_bytes;
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipeline;
+};
+
+typedef struct q4vk_override {
+    struct q4vk_override *next;
+    char name[64];
+    uint32_t *words;
+    size_t n_words;
+} q4vk_override;
+
+/* Messages from VK_EXT_debug_utils (validation only). The callback may run on any
+ * thread, hence the lock. `scope` names what the runtime is doing ("kernel x",
+ * "buffer creation", ...) so that a message is attributed to the call that made it. */
+typedef struct q4vk_messages {
+    pthread_mutex_t lock;
+    char scope[96];
+    uint64_t errors, warnings;
+    char first_error[Q4_MSG_MAX];     /* first error since the last q4vk_msgs_begin */
+    char first_scope[96];             /* the scope when it arrived */
+    char first_warning[Q4_MSG_MAX];   /* first warning since the context began */
+} q4vk_messages;
+
+struct q4vk_context {
+    q4vk_device_info info;
+    VkInstance instance;
+    VkDebugUtilsMessengerEXT messenger;
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+    VkPhysicalDevice phys;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    uint32_t timestamp_bits;
+    VkPhysicalDeviceLimits limits;
+    VkPhysicalDeviceMemoryProperties mem;
+    VkDeviceSize max_alloc_bytes; /* maxMemoryAllocationSize */
+    char extensions[8][VK_MAX_EXTENSION_NAME_SIZE]; /* device extensions enabled */
+    int n_extensions;
+
+    VkCommandPool cmd_pool;
+    VkCommandBuffer cmd;
+    VkFence fence;
+    VkQueryPool queries;          /* 2 timestamps; VK_NULL_HANDLE when unsupported */
+    VkDescriptorPool desc_pool;
+    uint32_t desc_pool_sets;      /* capacity of desc_pool in sets */
+    VkPipelineCache pipeline_cache;
+
+    /* staging: host-visible, coherent, persistently mapped */
+    VkBuffer staging;
+    VkDeviceMemory staging_mem;
+    void *staging_map;
+    size_t staging_bytes;
+
+    q4vk_pipeline *pipelines;
+    q4vk_override *overrides;
+
+    uint64_t timeout_ns;
+    q4vk_faults faults;
+    int64_t n_allocs, n_submits;
+    bool in_flight;               /* a submission whose fence we have not seen signalled */
+
+    /* After a device loss or a timeout every call returns `dead` with dead_msg. */
+    q4_status dead;
+    char dead_msg[Q4_MSG_MAX];
+
+    bool validation;
+    q4vk_messages msgs;
+};
+
+/* "VK_ERROR_OUT_OF_DEVICE_MEMORY" etc.; never NULL. */
+const char *q4vk_result_name(VkResult r);
+
+/* Turns a failed call into a status: DEVICE_LOST marks the context dead; out of
+ * memory is Q4_ERR_RESOURCE; the rest Q4_ERR_DEVICE. The message is
+ * "<call> failed: <VK_...>" with an optional " (<context>)". */
+q4_status q4vk_vk_fail(q4vk_context *ctx, q4_error *err, const char *call, VkResult r,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Q4_OK if the context is usable, else its dead status with a sentence. */
+q4_status q4vk_check_alive(const q4vk_context *ctx, q4_error *err);
+void q4vk_mark_dead(q4vk_context *ctx, q4_status st, const char *msg);
+
+/* Begins ctx->cmd for a one-shot submission. */
+q4_status q4vk_cmd_begin(q4vk_context *ctx, q4_error *err);
+/* Ends ctx->cmd, submits it with ctx->fence and waits (watchdog). `what` names the
+ * work in a timeout message. */
+q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *err);
+
+/* Validation messages: begin a scope (clears the first error), and end it: if an
+ * error arrived, Q4_ERR_VALIDATION "validation layer, <scope>: <message>". */
+void q4vk_msgs_begin(q4vk_context *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+q4_status q4vk_msgs_end(q4vk_context *ctx, q4_error *err);
+/* Changes only the scope's name (e.g. the kernel now recorded), keeping its errors. */
+void q4vk_msgs_rename(q4vk_context *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Memory type with all of `required` and, where possible, `preferred` too; -1 if none. */
+int q4vk_memory_type(const q4vk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags required,
+                     VkMemoryPropertyFlags preferred);
+
+/* Frees every pipeline and override (context teardown); destroys their Vulkan
+ * objects only when `release` (false: a hung device keeps them). */
+void q4vk_pipelines_destroy(q4vk_context *ctx, bool release);
+/* Destroys the staging buffer (context teardown). */
+void q4vk_staging_destroy(q4vk_context *ctx);
+
+#endif

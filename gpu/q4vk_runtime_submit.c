@@ -1,0 +1,350 @@
+/* q4vk_runtime_submit.c: command recording, submission and the watchdog.
+ *
+ * Every submission of the runtime (copies, fills, q4vk_run) uses the context's one
+ * command buffer and one fence and is waited for before the call returns, so at
+ * most one is in flight and descriptor sets can be reset per q4vk_run. The wait is
+ * the watchdog: VK_TIMEOUT or VK_ERROR_DEVICE_LOST marks the context dead. The
+ * fault hooks (q4vk_faults) act on q4vk_run's submissions only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "q4vk_runtime.h"
+
+q4_status q4vk_cmd_begin(q4vk_context *ctx, q4_error *err)
+{
+    VkResult r = vkResetCommandBuffer(ctx->cmd, 0);
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkResetCommandBuffer", r, NULL);
+    VkCommandBufferBeginInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+    };
+    r = vkBeginCommandBuffer(ctx->cmd, &bi);
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkBeginCommandBuffer", r, NULL);
+    return Q4_OK;
+}
+
+q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *err)
+{
+    VkResult r = vkEndCommandBuffer(ctx->cmd);
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkEndCommandBuffer", r, "%s", what);
+    r = vkResetFences(ctx->device, 1, &ctx->fence);
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkResetFences", r, "%s", what);
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .commandBufferCount = 1,
+        .pCommandBuffers = &ctx->cmd,
+    };
+    r = vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkQueueSubmit", r, "%s", what);
+    ctx->in_flight = true;
+    r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
+    if (r == VK_TIMEOUT) {
+        char msg[Q4_MSG_MAX];
+        snprintf(msg, sizeof msg, "%s did not finish within the watchdog of %llu ms", what,
+                 (unsigned long long)(ctx->timeout_ns / 1000000));
+        q4vk_mark_dead(ctx, Q4_ERR_TIMEOUT, msg);
+        return q4_fail(err, Q4_ERR_TIMEOUT, "%s", msg);
+    }
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkWaitForFences", r, "%s", what);
+    ctx->in_flight = false;
+    return Q4_OK;
+}
+
+void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3])
+{
+    /* 65535 is the limit Vulkan guarantees; a larger x (NVIDIA allows 2^31-1) would
+     * make a kernel's behaviour differ between devices for no gain. */
+    uint64_t max_x = 65535;
+    if (ctx && ctx->info.max_group_count[0] && ctx->info.max_group_count[0] < max_x)
+        max_x = ctx->info.max_group_count[0];
+    if (total == 0)
+        total = 1;
+    uint64_t x = total < max_x ? total : max_x;
+    uint64_t y = (total + x - 1) / x;
+    groups[0] = (uint32_t)x;
+    groups[1] = y > UINT32_MAX ? UINT32_MAX : (uint32_t)y;
+    groups[2] = 1;
+}
+
+/* Checks one dispatch against the pipeline's interface and the device limits. */
+static q4_status check_dispatch(const q4vk_context *ctx, const q4vk_dispatch *d, int i,
+                                q4_error *err)
+{
+    static const char axis[3] = { 'x', 'y', 'z' };
+    const q4vk_pipeline *p = d->pipe;
+    const q4vk_device_info *info = &ctx->info;
+
+    if (!p)
+        return q4_fail(err, Q4_ERR_ARG, "q4vk_run: dispatch %d has no pipeline", i);
+    for (int a = 0; a < 3; a++) {
+        if (d->groups[a] == 0)
+            return q4_fail(err, Q4_ERR_ARG,
+                           "kernel %s: the group count in %c is 0 (every dimension needs at "
+                           "least 1; use 1 for an unused y or z)", p->name, axis[a]);
+        if (d->groups[a] > info->max_group_count[a])
+            return q4_fail(err, Q4_ERR_ARG,
+                           "kernel %s: %u workgroups in %c exceed the device limit "
+                           "maxComputeWorkGroupCount[%d] = %u (fold the grid with "
+                           "q4vk_fold_groups)", p->name, d->groups[a], axis[a], a,
+                           info->max_group_count[a]);
+    }
+    if (p->push_bytes && !d->push)
+        return q4_fail(err, Q4_ERR_ARG, "kernel %s needs %u bytes of push constants, got NULL",
+                       p->name, p->push_bytes);
+    for (uint32_t b = 0; b < p->n_bindings; b++) {
+        const q4vk_binding *bd = &d->bind[b];
+        if (!bd->buf)
+            return q4_fail(err, Q4_ERR_ARG, "kernel %s: binding %u has no buffer", p->name, b);
+        VkDeviceSize size = bd->buf->vk_bytes;
+        if (info->min_storage_align && bd->offset % info->min_storage_align)
+            return q4_fail(err, Q4_ERR_ARG,
+                           "kernel %s: binding %u offset %llu is not a multiple of "
+                           "minStorageBufferOffsetAlignment (%llu)", p->name, b,
+                           (unsigned long long)bd->offset,
+                           (unsigned long long)info->min_storage_align);
+        if (bd->offset >= size || bd->range > size - bd->offset)
+            return q4_fail(err, Q4_ERR_ARG,
+                           "kernel %s: binding %u (offset %llu, range %llu bytes) does not fit "
+                           "in its buffer of %zu bytes", p->name, b,
+                           (unsigned long long)bd->offset, (unsigned long long)bd->range,
+                           bd->buf->bytes);
+        VkDeviceSize range = bd->range ? bd->range : size - bd->offset;
+        if (range > info->max_storage_range)
+            return q4_fail(err, Q4_ERR_RESOURCE,
+                           "kernel %s: binding %u spans %llu bytes, above the device's "
+                           "maxStorageBufferRange of %llu bytes", p->name, b,
+                           (unsigned long long)range,
+                           (unsigned long long)info->max_storage_range);
+    }
+    return Q4_OK;
+}
+
+/* Makes room for `n` descriptor sets and resets the pool (no set is in use: every
+ * submission was waited for). */
+static q4_status descriptors_reserve(q4vk_context *ctx, uint32_t n, q4_error *err)
+{
+    VkResult r;
+
+    if (ctx->desc_pool && ctx->desc_pool_sets >= n) {
+        r = vkResetDescriptorPool(ctx->device, ctx->desc_pool, 0);
+        if (r != VK_SUCCESS)
+            return q4vk_vk_fail(ctx, err, "vkResetDescriptorPool", r, NULL);
+        return Q4_OK;
+    }
+    if (ctx->desc_pool)
+        vkDestroyDescriptorPool(ctx->device, ctx->desc_pool, NULL);
+    ctx->desc_pool = VK_NULL_HANDLE;
+    ctx->desc_pool_sets = 0;
+    uint32_t sets = n > 64 ? n : 64;
+    VkDescriptorPoolSize size = {
+        .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .descriptorCount = sets * Q4VK_MAX_BINDINGS,
+    };
+    VkDescriptorPoolCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = sets,
+        .poolSizeCount = 1,
+        .pPoolSizes = &size,
+    };
+    r = vkCreateDescriptorPool(ctx->device, &ci, NULL, &ctx->desc_pool);
+    if (r != VK_SUCCESS) {
+        ctx->desc_pool = VK_NULL_HANDLE;
+        return q4vk_vk_fail(ctx, err, "vkCreateDescriptorPool", r, "%u sets", sets);
+    }
+    ctx->desc_pool_sets = sets;
+    return Q4_OK;
+}
+
+/* Allocates and writes one descriptor set per dispatch into sets[]. */
+static q4_status descriptors_write(q4vk_context *ctx, const q4vk_dispatch *d, int n,
+                                   VkDescriptorSet *sets, q4_error *err)
+{
+    VkDescriptorSetLayout *layouts = malloc((size_t)n * sizeof *layouts);
+    VkDescriptorBufferInfo *infos = malloc((size_t)n * Q4VK_MAX_BINDINGS * sizeof *infos);
+    VkWriteDescriptorSet *writes = malloc((size_t)n * Q4VK_MAX_BINDINGS * sizeof *writes);
+    q4_status st = Q4_OK;
+    uint32_t n_writes = 0;
+    VkResult r;
+
+    if (!layouts || !infos || !writes) {
+        st = q4_fail(err, Q4_ERR_NOMEM, "out of host memory writing %d descriptor sets", n);
+        goto done;
+    }
+    if ((st = descriptors_reserve(ctx, (uint32_t)n, err)) != Q4_OK)
+        goto done;
+    for (int i = 0; i < n; i++)
+        layouts[i] = d[i].pipe->set_layout;
+    VkDescriptorSetAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = ctx->desc_pool,
+        .descriptorSetCount = (uint32_t)n,
+        .pSetLayouts = layouts,
+    };
+    r = vkAllocateDescriptorSets(ctx->device, &ai, sets);
+    if (r != VK_SUCCESS) {
+        st = q4vk_vk_fail(ctx, err, "vkAllocateDescriptorSets", r, "%d sets", n);
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        for (uint32_t b = 0; b < d[i].pipe->n_bindings; b++) {
+            const q4vk_binding *bd = &d[i].bind[b];
+            infos[n_writes] = (VkDescriptorBufferInfo){
+                .buffer = bd->buf->buffer,
+                .offset = bd->offset,
+                .range = bd->range ? bd->range : bd->buf->vk_bytes - bd->offset,
+            };
+            writes[n_writes] = (VkWriteDescriptorSet){
+                .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                .dstSet = sets[i],
+                .dstBinding = b,
+                .descriptorCount = 1,
+                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                .pBufferInfo = &infos[n_writes],
+            };
+            n_writes++;
+        }
+    }
+    if (n_writes)
+        vkUpdateDescriptorSets(ctx->device, n_writes, writes, 0, NULL);
+done:
+    free(layouts);
+    free(infos);
+    free(writes);
+    return st;
+}
+
+static void compute_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
+                            VkAccessFlags src, VkPipelineStageFlags dst_stage, VkAccessFlags dst)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = src,
+        .dstAccessMask = dst,
+    };
+    vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+/* Records the dispatches into ctx->cmd. */
+static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const VkDescriptorSet *sets)
+{
+    VkCommandBuffer cmd = ctx->cmd;
+
+    /* Earlier copies and dispatches (previous submissions) before these. */
+    compute_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (ctx->queries) {
+        vkCmdResetQueryPool(cmd, ctx->queries, 0, 2);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
+    }
+    for (int i = 0; i < n; i++) {
+        const q4vk_pipeline *p = d[i].pipe;
+        q4vk_msgs_rename(ctx, "kernel %s", p->name);
+        if (i > 0)
+            compute_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &sets[i],
+                                0, NULL);
+        if (p->push_bytes)
+            vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_bytes,
+                               d[i].push);
+        vkCmdDispatch(cmd, d[i].groups[0], d[i].groups[1], d[i].groups[2]);
+    }
+    if (ctx->queries)
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
+    /* The results, for copies back and for the host. */
+    compute_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                    VK_ACCESS_HOST_READ_BIT);
+}
+
+static q4_status read_timestamps(q4vk_context *ctx, const char *what, double *ms, q4_error *err)
+{
+    uint64_t ts[2];
+    VkResult r = vkGetQueryPoolResults(ctx->device, ctx->queries, 0, 2, sizeof ts, ts,
+                                       sizeof ts[0],
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r != VK_SUCCESS)
+        return q4vk_vk_fail(ctx, err, "vkGetQueryPoolResults", r, "%s", what);
+    uint64_t mask = ctx->timestamp_bits >= 64 ? UINT64_MAX : (1ull << ctx->timestamp_bits) - 1;
+    uint64_t ticks = (ts[1] - ts[0]) & mask;
+    *ms = (double)ticks * ctx->info.timestamp_period_ns * 1e-6;
+    return Q4_OK;
+}
+
+q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing *t,
+                   q4_error *err)
+{
+    char what[192];
+    VkDescriptorSet *sets = NULL;
+    double ms = -1.0;
+    q4_status st;
+
+    if (t)
+        t->gpu_ms = -1.0;
+    if ((st = q4vk_check_alive(ctx, err)) != Q4_OK)
+        return st;
+    if (n < 1 || !d)
+        return q4_fail(err, Q4_ERR_ARG, "q4vk_run needs at least one dispatch (got %d)", n);
+    for (int i = 0; i < n; i++)
+        if ((st = check_dispatch(ctx, &d[i], i, err)) != Q4_OK)
+            return st;
+    if (n == 1)
+        snprintf(what, sizeof what, "kernel %s", d[0].pipe->name);
+    else
+        snprintf(what, sizeof what, "kernels %s .. %s (%d dispatches)", d[0].pipe->name,
+                 d[n - 1].pipe->name, n);
+
+    sets = malloc((size_t)n * sizeof *sets);
+    if (!sets)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of host memory for %d descriptor sets", n);
+    q4vk_msgs_begin(ctx, "kernel %s", d[0].pipe->name);
+    if ((st = descriptors_write(ctx, d, n, sets, err)) != Q4_OK ||
+        (st = q4vk_cmd_begin(ctx, err)) != Q4_OK)
+        goto done;
+    record(ctx, d, n, sets);
+    ctx->n_submits++;
+    if ((st = q4vk_cmd_submit_wait(ctx, what, err)) != Q4_OK)
+        goto done;
+
+    /* Fault hooks: the work really ran; report it as lost or hung. */
+    if (ctx->faults.device_lost_at == ctx->n_submits) {
+        st = q4vk_vk_fail(ctx, err, "vkWaitForFences", VK_ERROR_DEVICE_LOST,
+                          "%s; injected fault at submit %lld", what,
+                          (long long)ctx->n_submits);
+        goto done;
+    }
+    if (ctx->faults.timeout_at == ctx->n_submits) {
+        char msg[Q4_MSG_MAX];
+        snprintf(msg, sizeof msg,
+                 "%s did not finish within the watchdog of %llu ms (injected fault at "
+                 "submit %lld)", what, (unsigned long long)(ctx->timeout_ns / 1000000),
+                 (long long)ctx->n_submits);
+        q4vk_mark_dead(ctx, Q4_ERR_TIMEOUT, msg);
+        st = q4_fail(err, Q4_ERR_TIMEOUT, "%s", msg);
+        goto done;
+    }
+    if (ctx->queries)
+        st = read_timestamps(ctx, what, &ms, err);
+
+done:
+    free(sets);
+    {
+        q4_status vst = q4vk_msgs_end(ctx, st == Q4_OK ? err : NULL);
+        if (st == Q4_OK)
+            st = vst;
+    }
+    if (st == Q4_OK && t)
+        t->gpu_ms = ms;
+    return st;
+}
