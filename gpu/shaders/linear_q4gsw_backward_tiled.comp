@@ -15,7 +15,7 @@ layout(set = 0, binding = 2) readonly buffer S { vec2 s2[]; };       // [K/gs, N
 layout(set = 0, binding = 3) writeonly buffer DX { vec4 dx4[]; };    // [M, K]
 
 layout(push_constant) uniform P {
-    uint M, N, K, gs, N8, tiles_n, tiles_total, unused;
+    uint M, N, K, gs, N8, unused, tiles_n, tiles_total;   // as linear_q4gsw_tiled
 } pc;
 
 #define G_ROWS pc.M

@@ -1,0 +1,50 @@
+/* q4vk_op_dequantize.c: launcher of dequantize, Wf[N,K] = (code - 8) * scale from
+ * W_4X8 (SPEC §1). One kernel, dequantize: one invocation per word (a row pair x 4 K)
+ * over a folded grid; every binding is whole (the output is the largest and is
+ * refused above the device's binding limit). */
+#include "q4vk_op_linear.h"
+
+/* What dequantize.comp reads as push constants. */
+typedef struct dequant_push {
+    uint32_t N, K, gs, N8, total;
+} dequant_push;
+
+#define DEQUANT_WG 256   /* dequantize.comp's local_size_x */
+
+q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_timing *t,
+                          q4_error *err)
+{
+    q4_status st;
+    if (!ctx)
+        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
+    if (!a)
+        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected dequantize arguments");
+    if ((st = q4_check_weight(a->N, a->K, a->gs, err)))
+        return st;
+    const uint64_t N = (uint64_t)a->N, K = (uint64_t)a->K;
+    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    const uint64_t lim = q4vk_lin_limit(ctx, NULL);
+    if ((st = q4vk_lin_buffer(a->w, "w", w_bytes, err)) ||
+        (st = q4vk_lin_buffer(a->scales, "scales", s_bytes, err)) ||
+        (st = q4vk_lin_buffer(a->out, "out", N * K * 4, err)) ||
+        (st = q4vk_lin_distinct(a->out, "out", a->w, "w", err)) ||
+        (st = q4vk_lin_distinct(a->out, "out", a->scales, "scales", err)) ||
+        (st = q4vk_lin_fits("w", w_bytes, lim, err)) ||
+        (st = q4vk_lin_fits("scales", s_bytes, lim, err)) ||
+        (st = q4vk_lin_fits("out", N * K * 4, lim, err)))
+        return st;
+
+    q4vk_dispatch d = {0};
+    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_DEQUANT, NULL, &d.pipe, err)))
+        return st;
+    const uint64_t total = N / 2 * (K / 4);   /* < 2^30: out fits one binding */
+    dequant_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)q4_n8(a->N),
+                         (uint32_t)total};
+    d.bind[0] = (q4vk_binding){a->w, 0, w_bytes};
+    d.bind[1] = (q4vk_binding){a->scales, 0, s_bytes};
+    d.bind[2] = (q4vk_binding){a->out, 0, N * K * 4};
+    d.push = &push;
+    q4vk_fold_groups(ctx, (total + DEQUANT_WG - 1) / DEQUANT_WG, d.groups);
+    return q4vk_run(ctx, &d, 1, t, err);
+}

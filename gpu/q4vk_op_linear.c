@@ -1,0 +1,160 @@
+/* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
+ *
+ * Two kernel variants, named by their kernels:
+ *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup owns
+ *    NS block columns (8*NS rows of W) and splits K into KT group-aligned slices;
+ *    M is a specialisation constant so the accumulators are exactly M x 8.
+ *  - linear_q4gsw_tiled (any M, the choice above 8): the tiled GEMM of q4_gemm.glsl
+ *    with a tile picked from the device limits; x and y are split by rows into
+ *    several dispatches when they exceed one binding.
+ * The order below: public entry, argument checks, the two variants, the dispatcher. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "q4vk_op_linear.h"
+
+/* What linear_q4gsw_gemv.comp reads as push constants. */
+typedef struct gemv_push {
+    uint32_t N, K, gs, N8, chunk, has_bias, strips;
+} gemv_push;
+
+/* Workgroups below which the gemv narrows its strips (more workgroups, more K
+ * slices each): enough to give every SM of a large GPU several. */
+#define GEMV_GROUPS_MIN 512
+
+q4_status q4vk_linear_q4gsw(q4vk_context *ctx, const q4vk_linear_args *a, q4vk_timing *t,
+                            q4_error *err)
+{
+    return q4vk_linear_q4gsw_opts(ctx, a, NULL, t, err);
+}
+
+/* Shape, pointers, sizes, aliasing, and the bindings that are never split. */
+static q4_status check_args(const q4vk_linear_args *a, uint64_t lim, q4_error *err)
+{
+    q4_status st;
+    if ((st = q4_check_linear(a->M, a->N, a->K, a->gs, err)))
+        return st;
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    if ((st = q4vk_lin_buffer(a->x, "x", M * K * 4, err)) ||
+        (st = q4vk_lin_buffer(a->w, "w", w_bytes, err)) ||
+        (st = q4vk_lin_buffer(a->scales, "scales", s_bytes, err)) ||
+        (a->bias && (st = q4vk_lin_buffer(a->bias, "bias", N * 4, err))) ||
+        (st = q4vk_lin_buffer(a->y, "y", M * N * 4, err)) ||
+        (st = q4vk_lin_distinct(a->y, "y", a->x, "x", err)) ||
+        (st = q4vk_lin_distinct(a->y, "y", a->w, "w", err)) ||
+        (st = q4vk_lin_distinct(a->y, "y", a->scales, "scales", err)) ||
+        (st = q4vk_lin_distinct(a->y, "y", a->bias, "bias", err)))
+        return st;
+    if ((st = q4vk_lin_fits("w", w_bytes, lim, err)) ||
+        (st = q4vk_lin_fits("scales", s_bytes, lim, err)) ||
+        (a->bias && (st = q4vk_lin_fits("bias", N * 4, lim, err))))
+        return st;
+    return Q4_OK;
+}
+
+static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t lim,
+                          q4vk_timing *t, q4_error *err)
+{
+    const q4vk_device_info *info = q4vk_info(ctx);
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4, G4 = (uint64_t)a->gs / 4;
+    q4_status st;
+    if (M > Q4VK_GEMV_MAX_M)
+        return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
+                       Q4VK_K_FWD_GEMV, Q4VK_GEMV_MAX_M, M);
+    if ((st = q4vk_lin_fits("x", M * K * 4, lim, err)) ||
+        (st = q4vk_lin_fits("y", M * N * 4, lim, err)))
+        return st;
+
+    /* 256 invocations (128 where that is the device's most): NS lanes along N8
+     * (at least 4, so a subgroup reads 64 contiguous bytes or more) x KT slices. */
+    uint32_t wg = info->max_invocations >= 256 ? 256 : 128;
+    uint32_t ns = 32;
+    while (ns > 4 && (N8 + ns - 1) / ns < GEMV_GROUPS_MIN)
+        ns /= 2;
+    uint32_t kt = wg / ns;
+    /* Slice length in k4 rows: a multiple of gs/4 or a divisor of it, so that every
+     * slice starts a group where the others do and their loops stay in step. */
+    uint64_t chunk = (K4 + kt - 1) / kt;
+    if (chunk >= G4)
+        chunk = (chunk + G4 - 1) / G4 * G4;
+    else
+        while (G4 % chunk)
+            chunk++;
+
+    const uint64_t strips = (N8 + ns - 1) / ns;
+    gemv_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
+                      (uint32_t)chunk, a->bias != NULL, (uint32_t)strips};
+    q4vk_spec spec = {.count = 4, .ids = {0, 1, 2, 3}, .values = {wg, ns, kt, (uint32_t)M}};
+    q4vk_dispatch d = {0};
+    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_GEMV, &spec, &d.pipe, err)))
+        return st;
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    d.bind[0] = (q4vk_binding){a->x, 0, M * K * 4};
+    d.bind[1] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    d.bind[2] = (q4vk_binding){a->scales, 0, s_bytes};
+    /* No bias: any buffer fills the binding (the kernel never reads it). */
+    d.bind[3] = a->bias ? (q4vk_binding){a->bias, 0, N * 4} : (q4vk_binding){a->scales, 0, s_bytes};
+    d.bind[4] = (q4vk_binding){a->y, 0, M * N * 4};
+    d.push = &push;
+    q4vk_fold_groups(ctx, strips, d.groups);
+    return q4vk_run(ctx, &d, 1, t, err);
+}
+
+static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
+                           const q4vk_linear_opts *o, uint64_t lim, q4vk_timing *t,
+                           q4_error *err)
+{
+    const q4vk_device_info *info = q4vk_info(ctx);
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    q4_status st;
+    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N);
+    if ((st = q4vk_gemm_check_tile(info, &tile, err)))
+        return st;
+
+    /* x [M, K] and y [M, N] split by rows when one binding cannot hold them. */
+    uint64_t rows = q4vk_lin_split_rows(M, K, N, lim, info->min_storage_align);
+    if (rows == 0)
+        return K >= N ? q4vk_lin_fits("x", M * K * 4, lim, err)
+                      : q4vk_lin_fits("y", M * N * 4, lim, err);
+
+    q4vk_spec spec;
+    q4vk_gemm_spec(&tile, &spec);
+    q4vk_pipeline *pipe;
+    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_TILED, &spec, &pipe, err)))
+        return st;
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    q4vk_binding bind[5] = {
+        {a->x, 0, 0},
+        {a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4},
+        {a->scales, 0, s_bytes},
+        a->bias ? (q4vk_binding){a->bias, 0, N * 4} : (q4vk_binding){a->scales, 0, s_bytes},
+        {a->y, 0, 0},
+    };
+    q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
+                          (uint32_t)q4_n8(a->N), a->bias != NULL, 0, 0};
+    return q4vk_lin_run_rows(ctx, pipe, bind, 5, 0, K, 4, N, &base, &tile, rows, t, err);
+}
+
+q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
+                                 const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err)
+{
+    q4_status st;
+    if (!ctx)
+        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
+    if (!a)
+        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected linear_q4gsw arguments");
+    const uint64_t lim = q4vk_lin_limit(ctx, o);
+    if ((st = check_args(a, lim, err)))
+        return st;
+    const char *v = o && o->variant ? o->variant
+                  : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV : Q4VK_K_FWD_TILED;
+    if (!strcmp(v, Q4VK_K_FWD_GEMV))
+        return run_gemv(ctx, a, lim, t, err);
+    if (!strcmp(v, Q4VK_K_FWD_TILED))
+        return run_tiled(ctx, a, o, lim, t, err);
+    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw has no variant %s; expected %s or %s", v,
+                   Q4VK_K_FWD_TILED, Q4VK_K_FWD_GEMV);
+}

@@ -1,0 +1,95 @@
+/* q4vk_op_linear.h: private to the launchers of dequantize, linear_q4gsw,
+ * linear_q4gsw_backward and linear_dW (q4vk_op_dequantize.c, q4vk_op_linear*.c).
+ *
+ * Three parts:
+ *  - "_opts" entry points: the public launchers with their choices made explicit
+ *    (kernel variant, tile shape, largest binding), so that tests can run every
+ *    variant on every shape and drive the row-split path on a small device limit.
+ *    The public launchers call them with everything zero/NULL = "choose".
+ *  - The tile shape of the tiled GEMM kernels (q4_gemm.glsl's specialisation
+ *    constants) and how it is picked from the device limits.
+ *  - Argument helpers whose messages all four launchers share (q4vk_op_linear_common.c). */
+#ifndef Q4VK_OP_LINEAR_H
+#define Q4VK_OP_LINEAR_H
+
+#include <stdint.h>
+
+#include "q4vk.h"
+
+/* Tile shape of the tiled GEMM kernels: BM x BN outputs per workgroup, BK depth per
+ * step, TM x TN outputs per invocation; the workgroup is (BM/TM) * (BN/TN). */
+typedef struct q4vk_gemm_tile {
+    uint32_t bm, bn, bk, tm, tn;
+} q4vk_gemm_tile;
+
+typedef struct q4vk_linear_opts {
+    const char *variant;           /* kernel to run (e.g. "linear_q4gsw_gemv"); NULL = choose */
+    const q4vk_gemm_tile *tile;    /* tiled kernels: tile shape; NULL = choose */
+    uint64_t max_binding;          /* largest binding in bytes; 0 = maxStorageBufferRange */
+} q4vk_linear_opts;
+
+/* Kernel names (= variant names). gemv variants take M <= Q4VK_GEMV_MAX_M. */
+#define Q4VK_K_DEQUANT "dequantize"
+#define Q4VK_K_FWD_TILED "linear_q4gsw_tiled"
+#define Q4VK_K_FWD_GEMV "linear_q4gsw_gemv"
+#define Q4VK_K_BWD_TILED "linear_q4gsw_backward_tiled"
+#define Q4VK_K_BWD_GEMV "linear_q4gsw_backward_gemv"
+#define Q4VK_K_DW_TILED "linear_dw_tiled"
+#define Q4VK_GEMV_MAX_M 8
+
+q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
+                                 const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
+q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
+                                          const q4vk_linear_opts *o, q4vk_timing *t,
+                                          q4_error *err);
+q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
+                              const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
+
+/* ---- q4vk_op_linear_common.c ---- */
+
+/* The tile for a rows x cols output on this device: 128x128 (BK 16, or 8 where
+ * shared memory is short) when that still gives enough workgroups to fill a large
+ * GPU, else 64x64. */
+q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols);
+/* Q4_ERR_ARG unless the tile is well formed and fits the device (invocations,
+ * shared memory). */
+q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_tile *tile,
+                               q4_error *err);
+/* Specialisation constants 0..5 of q4_gemm.glsl: WG, BM, BN, BK, TM, TN. */
+void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec);
+uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile);
+
+/* A buffer argument: non-NULL and holding at least `need` bytes (Q4_ERR_ARG). */
+q4_status q4vk_lin_buffer(const q4vk_buffer *b, const char *name, uint64_t need, q4_error *err);
+/* An output that must not be the same buffer as an input (Q4_ERR_ARG). */
+q4_status q4vk_lin_distinct(const q4vk_buffer *out, const char *oname, const q4vk_buffer *in,
+                            const char *iname, q4_error *err);
+/* The largest binding: o->max_binding or the device's, capped so that 32-bit
+ * element indices in the kernels cannot overflow. */
+uint64_t q4vk_lin_limit(const q4vk_context *ctx, const q4vk_linear_opts *o);
+/* Q4_ERR_RESOURCE with a sentence when `bytes` does not fit in one binding. */
+q4_status q4vk_lin_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err);
+/* Rows per dispatch when a row-major pair [rows, c1] / [rows, c2] (4-byte elements)
+ * is split across bindings of at most `limit` bytes whose offsets are multiples of
+ * `align`: every row offset of the split is aligned. 0 when no split fits. */
+uint64_t q4vk_lin_split_rows(uint64_t rows, uint64_t c1, uint64_t c2, uint64_t limit,
+                             uint64_t align);
+/* Push constants of linear_q4gsw_tiled and linear_q4gsw_backward_tiled (same layout;
+ * flag = has_bias for the forward, unused by the backward). */
+typedef struct q4vk_lin_push {
+    uint32_t M, N, K, gs, N8, flag, tiles_n, tiles_total;
+} q4vk_lin_push;
+/* Runs a tiled kernel over base->M rows in dispatches of at most rows_per rows:
+ * bindings in_bind ([M, in_cols]) and out_bind ([M, out_cols], the output) are
+ * narrowed to each dispatch's rows, the others are bound as given; push M, tiles_n
+ * (over out_cols) and tiles_total are set per dispatch. */
+q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
+                            uint32_t n_bind, uint32_t in_bind, uint64_t in_cols,
+                            uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
+                            const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
+                            q4_error *err);
+/* A built-in kernel's pipeline (the user's override runs in its place). */
+q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
+                            q4vk_pipeline **out, q4_error *err);
+
+#endif

@@ -1,0 +1,150 @@
+/* q4vk_op_linear_backward.c: launcher of linear_q4gsw_backward, dx = dout @ dequant(W)
+ * (SPEC §2).
+ *
+ * Two kernel variants, named by their kernels:
+ *  - linear_q4gsw_backward_gemv (M <= 8): a stream over the packed weights; a
+ *    workgroup owns S*R k4 rows (4*S*R columns of dx), its L lanes walk the block
+ *    columns and are summed at the end; M and R are specialisation constants.
+ *  - linear_q4gsw_backward_tiled (any M, the choice above 8): the tiled GEMM of
+ *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
+ *    dispatches when they exceed one binding.
+ * The order below: public entry, argument checks, the two variants, the dispatcher. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "q4vk_op_linear.h"
+
+/* What linear_q4gsw_backward_gemv.comp reads as push constants. */
+typedef struct gemv_push {
+    uint32_t N, K, gs, N8, strips;
+} gemv_push;
+
+/* Workgroups below which the gemv gives each fewer k4 rows and more lanes. */
+#define GEMV_GROUPS_MIN 512
+
+q4_status q4vk_linear_q4gsw_backward(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
+                                     q4vk_timing *t, q4_error *err)
+{
+    return q4vk_linear_q4gsw_backward_opts(ctx, a, NULL, t, err);
+}
+
+static q4_status check_args(const q4vk_linear_bwd_args *a, uint64_t lim, q4_error *err)
+{
+    q4_status st;
+    if ((st = q4_check_linear(a->M, a->N, a->K, a->gs, err)))
+        return st;
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    if ((st = q4vk_lin_buffer(a->dout, "dout", M * N * 4, err)) ||
+        (st = q4vk_lin_buffer(a->w, "w", w_bytes, err)) ||
+        (st = q4vk_lin_buffer(a->scales, "scales", s_bytes, err)) ||
+        (st = q4vk_lin_buffer(a->dx, "dx", M * K * 4, err)) ||
+        (st = q4vk_lin_distinct(a->dx, "dx", a->dout, "dout", err)) ||
+        (st = q4vk_lin_distinct(a->dx, "dx", a->w, "w", err)) ||
+        (st = q4vk_lin_distinct(a->dx, "dx", a->scales, "scales", err)))
+        return st;
+    if ((st = q4vk_lin_fits("w", w_bytes, lim, err)) ||
+        (st = q4vk_lin_fits("scales", s_bytes, lim, err)))
+        return st;
+    return Q4_OK;
+}
+
+static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint64_t lim,
+                          q4vk_timing *t, q4_error *err)
+{
+    const q4vk_device_info *info = q4vk_info(ctx);
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4;
+    q4_status st;
+    if (M > Q4VK_GEMV_MAX_M)
+        return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
+                       Q4VK_K_BWD_GEMV, Q4VK_GEMV_MAX_M, M);
+    if ((st = q4vk_lin_fits("dout", M * N * 4, lim, err)) ||
+        (st = q4vk_lin_fits("dx", M * K * 4, lim, err)))
+        return st;
+
+    /* R k4 rows per invocation share each dout load; worth it once dout has several
+     * rows (the loads per block grow with M), not for M = 1..3 (registers). */
+    uint32_t r = M >= 4 ? 2 : 1;
+    /* 256 invocations (128 where that is the device's most): L lanes along N8 (at
+     * least 32: a subgroup reads 512 contiguous bytes) x S invocations along K. */
+    uint32_t wg = info->max_invocations >= 256 ? 256 : 128;
+    uint32_t s = wg / 32;
+    while (s > 1 && (K4 + (uint64_t)s * r - 1) / ((uint64_t)s * r) < GEMV_GROUPS_MIN)
+        s /= 2;
+    uint32_t l = wg / s;
+
+    const uint64_t strips = (K4 + (uint64_t)s * r - 1) / ((uint64_t)s * r);
+    gemv_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
+                      (uint32_t)strips};
+    q4vk_spec spec = {.count = 5, .ids = {0, 1, 2, 3, 4},
+                      .values = {wg, l, s, (uint32_t)M, r}};
+    q4vk_dispatch d = {0};
+    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_BWD_GEMV, &spec, &d.pipe, err)))
+        return st;
+    d.bind[0] = (q4vk_binding){a->dout, 0, M * N * 4};
+    d.bind[1] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    d.bind[2] = (q4vk_binding){a->scales, 0,
+                               (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
+    d.bind[3] = (q4vk_binding){a->dx, 0, M * K * 4};
+    d.push = &push;
+    q4vk_fold_groups(ctx, strips, d.groups);
+    return q4vk_run(ctx, &d, 1, t, err);
+}
+
+static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
+                           const q4vk_linear_opts *o, uint64_t lim, q4vk_timing *t,
+                           q4_error *err)
+{
+    const q4vk_device_info *info = q4vk_info(ctx);
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    q4_status st;
+    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K);
+    if ((st = q4vk_gemm_check_tile(info, &tile, err)))
+        return st;
+
+    /* dout [M, N] and dx [M, K] split by rows when one binding cannot hold them. */
+    uint64_t rows = q4vk_lin_split_rows(M, N, K, lim, info->min_storage_align);
+    if (rows == 0)
+        return N >= K ? q4vk_lin_fits("dout", M * N * 4, lim, err)
+                      : q4vk_lin_fits("dx", M * K * 4, lim, err);
+
+    q4vk_spec spec;
+    q4vk_gemm_spec(&tile, &spec);
+    q4vk_pipeline *pipe;
+    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_BWD_TILED, &spec, &pipe, err)))
+        return st;
+    q4vk_binding bind[4] = {
+        {a->dout, 0, 0},
+        {a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4},
+        {a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4},
+        {a->dx, 0, 0},
+    };
+    q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
+                          (uint32_t)q4_n8(a->N), 0, 0, 0};
+    return q4vk_lin_run_rows(ctx, pipe, bind, 4, 0, N, 3, K, &base, &tile, rows, t, err);
+}
+
+q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
+                                          const q4vk_linear_opts *o, q4vk_timing *t,
+                                          q4_error *err)
+{
+    q4_status st;
+    if (!ctx)
+        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
+    if (!a)
+        return q4_fail(err, Q4_ERR_ARG,
+                       "args is NULL; expected linear_q4gsw_backward arguments");
+    const uint64_t lim = q4vk_lin_limit(ctx, o);
+    if ((st = check_args(a, lim, err)))
+        return st;
+    const char *v = o && o->variant ? o->variant
+                  : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_BWD_GEMV : Q4VK_K_BWD_TILED;
+    if (!strcmp(v, Q4VK_K_BWD_GEMV))
+        return run_gemv(ctx, a, lim, t, err);
+    if (!strcmp(v, Q4VK_K_BWD_TILED))
+        return run_tiled(ctx, a, o, lim, t, err);
+    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw_backward has no variant %s; expected %s or %s",
+                   v, Q4VK_K_BWD_TILED, Q4VK_K_BWD_GEMV);
+}

@@ -1,0 +1,208 @@
+/* q4vk_op_linear_common.c: what the launchers of dequantize, linear_q4gsw,
+ * linear_q4gsw_backward and linear_dW share (declared in q4vk_op_linear.h):
+ * the tile shape of the tiled GEMM kernels and how it is picked from the device
+ * limits, then argument and binding-size checks with their shared messages. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "q4vk_op_linear.h"
+
+/* ---------------- tiles ---------------- */
+
+/* Below this many 128x128 tiles a large GPU (an H200 has 132 SMs, two such
+ * workgroups each) would sit partly idle: use 64x64 tiles instead. */
+#define BIG_TILES_MIN 256
+
+uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile)
+{
+    /* q4_gemm.glsl: two buffers of BK rows of (BM/4 + 1) and (BN/4 + 1) vec4. */
+    return 2u * tile->bk * (tile->bm / 4 + 1 + tile->bn / 4 + 1) * 16u;
+}
+
+static uint32_t tile_invocations(const q4vk_gemm_tile *tile)
+{
+    return (tile->bm / tile->tm) * (tile->bn / tile->tn);
+}
+
+q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_tile *tile,
+                               q4_error *err)
+{
+    const q4vk_gemm_tile *t = tile;
+    /* BM, BN, BK multiples of 8: the weight loaders stage whole 8-row blocks. */
+    if (!t->tm || !t->tn || t->tm % 4 || t->tn % 4 || !t->bm || !t->bn || t->bm % 8 ||
+        t->bn % 8 || t->bm % t->tm || t->bn % t->tn || !t->bk || t->bk % 8)
+        return q4_fail(err, Q4_ERR_ARG,
+                       "tile %ux%u (BK %u, %ux%u per invocation) is malformed: BM, BN and BK "
+                       "must be multiples of 8, and TM, TN multiples of 4 dividing BM, BN",
+                       t->bm, t->bn, t->bk, t->tm, t->tn);
+    uint32_t inv = tile_invocations(t), shared = q4vk_gemm_shared_bytes(t);
+    if (inv > info->max_invocations || inv > info->max_group_size[0])
+        return q4_fail(err, Q4_ERR_ARG,
+                       "tile %ux%u needs %u invocations per workgroup; this device allows %u",
+                       t->bm, t->bn, inv, info->max_invocations);
+    if (shared > info->max_shared_bytes)
+        return q4_fail(err, Q4_ERR_ARG,
+                       "tile %ux%u (BK %u) needs %u bytes of shared memory; this device allows %u",
+                       t->bm, t->bn, t->bk, shared, info->max_shared_bytes);
+    return Q4_OK;
+}
+
+q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols)
+{
+    static const q4vk_gemm_tile big16 = {128, 128, 16, 8, 8};
+    static const q4vk_gemm_tile big8 = {128, 128, 8, 8, 8};
+    static const q4vk_gemm_tile small = {64, 64, 16, 4, 4};
+    uint64_t big_tiles = ((rows + 127) / 128) * ((cols + 127) / 128);
+    if (big_tiles >= BIG_TILES_MIN) {
+        if (q4vk_gemm_check_tile(info, &big16, NULL) == Q4_OK)
+            return big16;
+        if (q4vk_gemm_check_tile(info, &big8, NULL) == Q4_OK)
+            return big8;
+    }
+    if (q4vk_gemm_check_tile(info, &small, NULL) == Q4_OK)
+        return small;
+    /* Vulkan guarantees 128 invocations and 16 KiB of shared memory, no more. */
+    return (q4vk_gemm_tile){64, 64, 8, 8, 4};
+}
+
+void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec)
+{
+    *spec = (q4vk_spec){
+        .count = 6,
+        .ids = {0, 1, 2, 3, 4, 5},
+        .values = {tile_invocations(tile), tile->bm, tile->bn, tile->bk, tile->tm, tile->tn},
+    };
+}
+
+/* ---------------- arguments ---------------- */
+
+q4_status q4vk_lin_buffer(const q4vk_buffer *b, const char *name, uint64_t need, q4_error *err)
+{
+    q4_status st = q4_check_ptr(b, name, err);
+    if (st == Q4_OK && (uint64_t)q4vk_buffer_size(b) < need)
+        return q4_fail(err, Q4_ERR_ARG, "buffer %s holds %zu bytes; the shape needs %" PRIu64,
+                       name, q4vk_buffer_size(b), need);
+    return st;
+}
+
+q4_status q4vk_lin_distinct(const q4vk_buffer *out, const char *oname, const q4vk_buffer *in,
+                            const char *iname, q4_error *err)
+{
+    if (out && out == in)
+        return q4_fail(err, Q4_ERR_ARG, "%s and %s overlap; they must be separate buffers",
+                       oname, iname);
+    return Q4_OK;
+}
+
+uint64_t q4vk_lin_limit(const q4vk_context *ctx, const q4vk_linear_opts *o)
+{
+    /* Kernels index in 32-bit elements of at most 16 bytes; stay below 2^32 bytes. */
+    const uint64_t idx_max = (uint64_t)UINT32_MAX + 1 - 16;
+    uint64_t lim = q4vk_info(ctx)->max_storage_range;
+    if (o && o->max_binding && o->max_binding < lim)
+        lim = o->max_binding;
+    return lim < idx_max ? lim : idx_max;
+}
+
+/* "6 GiB", "128 MiB", "1.5 KiB", "12 bytes". */
+static const char *human(uint64_t bytes, char *buf, size_t n)
+{
+    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
+    if (bytes < 1024) {
+        snprintf(buf, n, "%" PRIu64 " bytes", bytes);
+        return buf;
+    }
+    double v = (double)bytes / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 3) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, n, "%.4g %s", v, unit[u]);
+    return buf;
+}
+
+q4_status q4vk_lin_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err)
+{
+    char a[32], b[32];
+    if (bytes > limit)
+        return q4_fail(err, Q4_ERR_RESOURCE,
+                       "%s needs %s (%" PRIu64 " bytes) in one binding; this device allows %s "
+                       "(maxStorageBufferRange)",
+                       name, human(bytes, a, sizeof a), bytes, human(limit, b, sizeof b));
+    return Q4_OK;
+}
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+uint64_t q4vk_lin_split_rows(uint64_t rows, uint64_t c1, uint64_t c2, uint64_t limit,
+                             uint64_t align)
+{
+    uint64_t wide = c1 > c2 ? c1 : c2;
+    if (rows * wide * 4 <= limit)
+        return rows;   /* one dispatch */
+    if (align == 0)
+        align = 1;
+    /* The smallest row count whose byte length is a multiple of align for both. */
+    uint64_t s1 = align / gcd64(align, 4 * c1), s2 = align / gcd64(align, 4 * c2);
+    uint64_t step = s1 / gcd64(s1, s2) * s2;
+    uint64_t fit = limit / (4 * wide) / step * step;
+    return fit < rows ? fit : rows;
+}
+
+q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
+                            q4vk_pipeline **out, q4_error *err)
+{
+    const q4vk_kernel *k = q4vk_kernel_find(name);
+    if (!k)
+        return q4_fail(err, Q4_ERR_UNSUPPORTED, "kernel %s is not built into this q4vk", name);
+    return q4vk_pipeline_get(ctx, k, spec, out, err);
+}
+
+q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
+                            uint32_t n_bind, uint32_t in_bind, uint64_t in_cols,
+                            uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
+                            const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
+                            q4_error *err)
+{
+    const uint64_t M = base->M;
+    const uint64_t n_disp = (M + rows_per - 1) / rows_per;
+    q4vk_dispatch *d = calloc(n_disp, sizeof *d);
+    q4vk_lin_push *push = calloc(n_disp, sizeof *push);
+    q4_status st;
+    if (!d || !push) {
+        st = q4_fail(err, Q4_ERR_NOMEM, "out of host memory for %" PRIu64 " dispatches",
+                     n_disp);
+        goto out;
+    }
+    for (uint64_t c = 0; c < n_disp; c++) {
+        const uint64_t m0 = c * rows_per, mc = M - m0 < rows_per ? M - m0 : rows_per;
+        push[c] = *base;
+        push[c].M = (uint32_t)mc;
+        push[c].tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
+        push[c].tiles_total = (uint32_t)((mc + tile->bm - 1) / tile->bm) * push[c].tiles_n;
+        d[c].pipe = pipe;
+        for (uint32_t b = 0; b < n_bind; b++)
+            d[c].bind[b] = bind[b];
+        d[c].bind[in_bind].offset = m0 * in_cols * 4;
+        d[c].bind[in_bind].range = mc * in_cols * 4;
+        d[c].bind[out_bind].offset = m0 * out_cols * 4;
+        d[c].bind[out_bind].range = mc * out_cols * 4;
+        d[c].push = &push[c];
+        q4vk_fold_groups(ctx, push[c].tiles_total, d[c].groups);
+    }
+    st = q4vk_run(ctx, d, (int)n_disp, t, err);
+out:
+    free(push);
+    free(d);
+    return st;
+}
