@@ -77,21 +77,25 @@ static void dev_get(q4vk_buffer *b, void *dst, size_t bytes, const char *what)
     ck_assert_ptr_nonnull(all);
     ck_assert_msg(q4vk_download(ctx, b, 0, all, words * 4, &err) == Q4_OK, "%s", err.msg);
     for (size_t i = (bytes + 3) / 4; i < words; i++)
-        ck_assert_msg(all[i] == GUARD, "%s: guard word %zu after the output is 0x%08x",
-                      what, i - (bytes + 3) / 4, all[i]);
+        if (all[i] != GUARD)
+            ck_abort_msg("%s: guard word %zu after the output is 0x%08x", what,
+                         i - (bytes + 3) / 4, all[i]);
     memcpy(dst, all, bytes);
     free(all);
 }
 
-/* |got - value| <= bound for every element; returns the worst err/bound (margin). */
+/* |got - value| <= bound for every element; returns the worst err/bound (margin).
+ * Loops test with `if` and abort on failure: every ck_assert that passes costs Check
+ * a write() in no-fork mode. */
 static double judge(const char *what, const float *got, const double *value, const double *bound,
                     int64_t n)
 {
     double worst = 0;
     for (int64_t i = 0; i < n; i++) {
         const double e = fabs((double)got[i] - value[i]);
-        ck_assert_msg(e <= bound[i], "%s[%lld] = %.9g, truth %.17g, error %.3g > bound %.3g",
-                      what, (long long)i, got[i], value[i], e, bound[i]);
+        if (!(e <= bound[i]))
+            ck_abort_msg("%s[%lld] = %.9g, truth %.17g, error %.3g > bound %.3g", what,
+                         (long long)i, got[i], value[i], e, bound[i]);
         if (bound[i] > 0 && e / bound[i] > worst)
             worst = e / bound[i];
     }
@@ -146,9 +150,9 @@ static void ce_case(int64_t R, int64_t V, const int32_t *labels, float amp, uint
     judge("loss", &loss, &lv, &lb, 1);
     for (int64_t r = 0; r < R; r++)   /* masked rows: exact zeros */
         for (int64_t j = 0; labels[r] < 0 && j < V; j++)
-            ck_assert_msg(dl[r * V + j] == 0.0f && !signbit(dl[r * V + j]),
-                          "masked row %lld: dlogits[%lld] = %g", (long long)r, (long long)j,
-                          dl[r * V + j]);
+            if (dl[r * V + j] != 0.0f || signbit(dl[r * V + j]))
+                ck_abort_msg("masked row %lld: dlogits[%lld] = %g", (long long)r, (long long)j,
+                             dl[r * V + j]);
     if (!valid)
         ck_assert_msg(loss == 0.0f, "all rows masked: loss = %g", loss);
 
@@ -451,20 +455,22 @@ static int64_t requant_case(const float *lat, const float *sc, int64_t N, int64_
     CK_OK(q4ref_unpack_flat(flat, N, K, gotf, &err_));
     for (int64_t i = 0; i < N * K; i++) {
         const float s = sc[(i % K / gs) * N + i / K];
-        ck_assert_msg(got[i] == gotf[i], "(%lld, %lld): W_4X8 code %u, flat code %u",
-                      (long long)(i / K), (long long)(i % K), got[i], gotf[i]);
-        ck_assert_msg(got[i] == code[i] || (!strict && got[i] == alt[i]),
-                      "(%lld, %lld): latent %.9g / scale %.9g gave code %u, expected %u%s",
-                      (long long)(i / K), (long long)(i % K), lat[i], s, got[i], code[i],
-                      strict ? " (strict)" : "");
+        if (got[i] != gotf[i])
+            ck_abort_msg("(%lld, %lld): W_4X8 code %u, flat code %u", (long long)(i / K),
+                         (long long)(i % K), got[i], gotf[i]);
+        if (got[i] != code[i] && (strict || got[i] != alt[i]))
+            ck_abort_msg("(%lld, %lld): latent %.9g / scale %.9g gave code %u, expected %u%s",
+                         (long long)(i / K), (long long)(i % K), lat[i], s, got[i], code[i],
+                         strict ? " (strict)" : "");
         n_alt += got[i] != code[i];
     }
     if (n_alt == 0) {   /* then both layouts must equal the reference packing exactly */
         CK_OK(q4ref_pack_w4x8(code, N, K, want_w, &err_));
         CK_OK(q4ref_pack_flat(code, N, K, want_flat, &err_));
         for (int64_t i = 0; i < nw; i++)
-            ck_assert_msg(w[i] == want_w[i], "W_4X8 word %lld = 0x%08x, expected 0x%08x",
-                          (long long)i, w[i], want_w[i]);
+            if (w[i] != want_w[i])
+                ck_abort_msg("W_4X8 word %lld = 0x%08x, expected 0x%08x", (long long)i, w[i],
+                             want_w[i]);
         ck_assert(memcmp(flat, want_flat, (size_t)nf) == 0);
     }
     /* W only, then flat only: the other output stays untouched */
@@ -627,34 +633,40 @@ END_TEST
 
 /* ---------------- main ---------------- */
 
+/* One test case per test, so that CK_RUN_CASE=<test name> runs just one. */
+#define ADD(s, fn)                                                                  \
+    do {                                                                            \
+        TCase *tc_ = tcase_create(#fn);                                             \
+        tcase_set_timeout(tc_, 120);                                                \
+        tcase_add_test(tc_, fn);                                                    \
+        suite_add_tcase(s, tc_);                                                    \
+    } while (0)
+
 static Suite *make_suite(const char *name)
 {
     Suite *s = suite_create(name);
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, 120);
     if (!strcmp(name, "fused_ce")) {
-        tcase_add_test(tc, ce_masked_and_unaligned);
-        tcase_add_test(tc, ce_all_masked);
-        tcase_add_test(tc, ce_large_vocab);
-        tcase_add_test(tc, ce_extremes);
-        tcase_add_test(tc, ce_many_rows);
-        tcase_add_test(tc, ce_split_rows);
-        tcase_add_test(tc, ce_label_out_of_range_is_masked);
-        tcase_add_test(tc, ce_bad_args);
+        ADD(s, ce_masked_and_unaligned);
+        ADD(s, ce_all_masked);
+        ADD(s, ce_large_vocab);
+        ADD(s, ce_extremes);
+        ADD(s, ce_many_rows);
+        ADD(s, ce_split_rows);
+        ADD(s, ce_label_out_of_range_is_masked);
+        ADD(s, ce_bad_args);
     } else if (!strcmp(name, "adamw")) {
-        tcase_add_test(tc, adamw_steps);
-        tcase_add_test(tc, adamw_many_groups);
-        tcase_add_test(tc, adamw_split);
-        tcase_add_test(tc, adamw_bad_args);
+        ADD(s, adamw_steps);
+        ADD(s, adamw_many_groups);
+        ADD(s, adamw_split);
+        ADD(s, adamw_bad_args);
     } else {
-        tcase_add_test(tc, requant_ties_and_clamps);
-        tcase_add_test(tc, requant_zero_scales_and_infinities);
-        tcase_add_test(tc, requant_odd_n4);
-        tcase_add_test(tc, requant_random_shapes);
-        tcase_add_test(tc, requant_split);
-        tcase_add_test(tc, requant_bad_args);
+        ADD(s, requant_ties_and_clamps);
+        ADD(s, requant_zero_scales_and_infinities);
+        ADD(s, requant_odd_n4);
+        ADD(s, requant_random_shapes);
+        ADD(s, requant_split);
+        ADD(s, requant_bad_args);
     }
-    suite_add_tcase(s, tc);
     return s;
 }
 
