@@ -80,7 +80,7 @@ static void fill_scales(q4c_rng g, float *s, int64_t n, scale_mode mode)
         if (mode == SCALES_ZERO && (special || i < 2)) {
             /* Both zeros, and at least one of each: q = 0 must hold for -0 too. */
             int negative = i == 1 || (i > 1 && ((r >> 10) & 1));
-            s[i] = negative ? -0.0f : 0.0f;
+            s[i] = q4c_signed_zero(negative);
         }
         else if (mode == SCALES_TINY && (special || i == 0))
             s[i] = scale_value(r, 0, -126);   /* (1 + m/8) * 2^-126: normal, tiny */
@@ -139,7 +139,7 @@ static float latent_value(q4c_rng *g, float s, latent_mode mode)
         case 5:   /* huge: 1.5 * 2^127, the quotient overflows to +-Inf */
             return q4c_exact(sign * 3, 126);
         case 6:
-            return sign < 0 ? -0.0f : 0.0f;
+            return q4c_signed_zero(sign < 0);
         case 7:   /* |latent| in [8, 2^21): +-Inf over a tiny scale, a clamp otherwise */
             return q4c_exact(sign * (8 + q4c_range(g, 0, 8)), (int)q4c_range(g, 0, 18));
         default:

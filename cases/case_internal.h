@@ -61,5 +61,6 @@ int64_t q4c_range(q4c_rng *g, int64_t lo, int64_t hi); /* uniform integer in [lo
 /* i * 2^e exactly, for |i| < 2^24; a result below the smallest normal becomes 0
  * (the generator never emits a denormal). */
 float q4c_exact(int64_t i, int e);
+float q4c_signed_zero(int negative);                   /* +0 or -0, from bits */
 
 #endif

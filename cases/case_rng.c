@@ -58,6 +58,15 @@ static float pow2f(int e)
     return f;
 }
 
+float q4c_signed_zero(int negative)
+{
+    /* From bits: -0.0f is folded to +0 by compilers told to ignore signed zeros. */
+    uint32_t b = negative ? 0x80000000u : 0;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
 float q4c_exact(int64_t i, int e)
 {
     /* (float)i is exact for |i| < 2^24; each power-of-two step is exact while the
