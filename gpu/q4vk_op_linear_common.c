@@ -125,13 +125,14 @@ static const char *human(uint64_t bytes, char *buf, size_t n)
 
 q4_status q4vk_lin_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err)
 {
-    char a[32], b[32];
-    if (bytes > limit)
-        return q4_fail(err, Q4_ERR_RESOURCE,
-                       "%s needs %s (%" PRIu64 " bytes) in one binding; this device allows %s "
-                       "(maxStorageBufferRange)",
-                       name, human(bytes, a, sizeof a), bytes, human(limit, b, sizeof b));
-    return Q4_OK;
+    char a[32], b[32], exact[40] = "";
+    if (bytes <= limit)
+        return Q4_OK;
+    if (bytes >= 1024)   /* the rounded size, then the exact one */
+        snprintf(exact, sizeof exact, " (%" PRIu64 " bytes)", bytes);
+    return q4_fail(err, Q4_ERR_RESOURCE,
+                   "%s needs %s%s in one binding; this device allows %s (maxStorageBufferRange)",
+                   name, human(bytes, a, sizeof a), exact, human(limit, b, sizeof b));
 }
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
