@@ -102,6 +102,8 @@ static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *e
     char api[32], seed[32], line[300];
     q4_status st = Q4_OK;
     api_string(info->api_version, api, sizeof api);
+    printf("device: %s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
+           info->driver_name, info->driver_info, api);
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cli->seed);
     prop(s, "q4cts.version", "%s", Q4CTS_VERSION);
     prop(s, "device", "%s", info->name);
@@ -180,8 +182,7 @@ static int cmd_run(const q4h_cli *cli)
     repro_flags(cli, repro, sizeof repro);
     q4h_run_options opt = {
         .vk = { .device = cli->device, .validation = cli->validation != 0,
-                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .log = stdout,
-                .faults = cli->faults },
+                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .overrides = overrides, .n_overrides = (int)cli->n_kernels, .repro_flags = repro,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
