@@ -1,7 +1,10 @@
 /* atomic_file.c: replace a whole file so that it is always either the old document
- * or the new one. Write PATH.tmp, fsync it, rename it over PATH (atomic in POSIX),
- * then fsync the folder so the rename itself survives a power cut or a kernel that a
- * hung GPU driver brings down, not only a killed process. */
+ * or the new one. Write PATH.tmp, fsync it, rename it over PATH (atomic in POSIX).
+ * The fsync before the rename is what keeps PATH whole across a power cut or a kernel
+ * that a hung GPU driver brings down, not only across a killed process: without it
+ * some file systems can persist the rename before the data, leaving PATH empty.
+ * The folder itself is fsync'd only when asked (first and last write of a report):
+ * a lost rename in between only means an older, still complete, document. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,7 +62,8 @@ static void sync_folder(const char *path)
     free(dir);
 }
 
-q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, q4_error *err)
+q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, int sync_file,
+                             int sync_dir, q4_error *err)
 {
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
@@ -75,7 +79,7 @@ q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, q4_
     } else {
         int ok = write_all(fd, data, len);
         int e = errno;
-        if (ok && fsync(fd) != 0) {
+        if (ok && sync_file && fsync(fd) != 0) {
             ok = 0;
             e = errno;
         }
@@ -89,7 +93,7 @@ q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, q4_
             st = io_fail(err, "replace", path, errno);
         if (st != Q4_OK)
             unlink(tmp);  /* leave no stray PATH.tmp beside an older, valid PATH */
-        else
+        else if (sync_dir)
             sync_folder(path);
     }
     free(tmp);

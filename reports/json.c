@@ -20,6 +20,7 @@
 struct q4_json {
     char *path;
     int strict;
+    int nosync;            /* q4_json_set_fsync(j, 0): skip the per-add fsync */
     char started[32];
     q4rep_buf props;       /* rendered "key": "value" pairs */
     q4rep_buf body;        /* rendered result objects, comma-separated */
@@ -38,7 +39,7 @@ static void put_num(q4rep_buf *b, double v)
         q4rep_buf_puts(b, "null");
 }
 
-static q4_status flush(q4_json *j, q4_error *err)
+static q4_status flush(q4_json *j, int sync_dir, q4_error *err)
 {
     q4rep_buf *d = &j->doc;
     q4rep_buf_reset(d);
@@ -61,7 +62,7 @@ static q4_status flush(q4_json *j, q4_error *err)
     q4rep_buf_puts(d, "}\n}}\n");
     if (d->failed)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JSON report %s", j->path);
-    return q4rep_write_atomic(j->path, d->data, d->len, err);
+    return q4rep_write_atomic(j->path, d->data, d->len, !j->nosync || sync_dir, sync_dir, err);
 }
 
 static void destroy(q4_json *j)
@@ -105,7 +106,7 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops,
     }
     q4_status st = j->props.failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path)
-        : flush(j, err);   /* an empty, valid report now: a bad path fails here, early */
+        : flush(j, 1, err);   /* an empty, valid report now: a bad path fails here, early */
     if (st != Q4_OK) {
         destroy(j);
         return st;
@@ -118,6 +119,12 @@ void q4_json_set_strict(q4_json *j, int strict)
 {
     if (j)
         j->strict = strict != 0;
+}
+
+void q4_json_set_fsync(q4_json *j, int on)
+{
+    if (j)
+        j->nosync = !on;
 }
 
 /* "key": "string" from a fixed-size field (read at most its size). */
@@ -176,14 +183,14 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     j->ok += ok != 0;
     if (isfinite(r->seconds) && r->seconds > 0)
         j->seconds += r->seconds;
-    return flush(j, err);
+    return flush(j, 0, err);
 }
 
 q4_status q4_json_close(q4_json *j, q4_error *err)
 {
     if (!j)
         return Q4_OK;
-    q4_status st = flush(j, err);   /* again: an earlier failed write is retried here */
+    q4_status st = flush(j, 1, err);   /* again: an earlier failed write is retried here */
     destroy(j);
     return st;
 }

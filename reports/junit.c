@@ -18,6 +18,7 @@ struct q4_junit {
     char *path;
     char *suite;
     int strict;
+    int nosync;            /* q4_junit_set_fsync(j, 0): skip the per-add fsync */
     int has_strict_prop;   /* the harness passed its own "strict" prop */
     char timestamp[32];
     char hostname[256];
@@ -45,7 +46,7 @@ static int put_time(q4rep_buf *b, long long us)
 }
 
 /* Writes the whole document to disk. */
-static q4_status flush(q4_junit *j, q4_error *err)
+static q4_status flush(q4_junit *j, int sync_dir, q4_error *err)
 {
     q4rep_buf *d = &j->doc;
     q4rep_buf_reset(d);
@@ -71,7 +72,7 @@ static q4_status flush(q4_junit *j, q4_error *err)
     q4rep_buf_puts(d, "  </testsuite>\n</testsuites>\n");
     if (d->failed)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JUnit report %s", j->path);
-    return q4rep_write_atomic(j->path, d->data, d->len, err);
+    return q4rep_write_atomic(j->path, d->data, d->len, !j->nosync || sync_dir, sync_dir, err);
 }
 
 static void destroy(q4_junit *j)
@@ -129,7 +130,7 @@ q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop 
     }
     q4_status st = j->props.failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path)
-        : flush(j, err);   /* an empty, valid report now: a bad path fails here, early */
+        : flush(j, 1, err);   /* an empty, valid report now: a bad path fails here, early */
     if (st != Q4_OK) {
         destroy(j);
         return st;
@@ -142,6 +143,12 @@ void q4_junit_set_strict(q4_junit *j, int strict)
 {
     if (j)
         j->strict = strict != 0;
+}
+
+void q4_junit_set_fsync(q4_junit *j, int on)
+{
+    if (j)
+        j->nosync = !on;
 }
 
 /* classname "q4cts.<op>.<family>"; name the rest of the case name after that prefix
@@ -269,14 +276,14 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     j->micros += us;
     /* The case stays counted even if this write fails: the next add or close
      * rewrites the whole document, so a passing disk hiccup loses nothing. */
-    return flush(j, err);
+    return flush(j, 0, err);
 }
 
 q4_status q4_junit_close(q4_junit *j, q4_error *err)
 {
     if (!j)
         return Q4_OK;
-    q4_status st = flush(j, err);   /* again: an earlier failed write is retried here */
+    q4_status st = flush(j, 1, err);   /* again: an earlier failed write is retried here */
     destroy(j);
     return st;
 }

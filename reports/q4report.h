@@ -81,6 +81,12 @@ q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop 
  * cases added after the call (earlier ones are already on disk), so call it right
  * after open; the "strict" property shows the latest value. */
 void q4_junit_set_strict(q4_junit *j, int strict);
+/* Addition: fsync each add's rewrite (on, the default) or not. Off, the file is still
+ * replaced atomically after every add, so a killed process leaves a complete report;
+ * only a power cut or kernel crash may then leave an empty file instead of the last
+ * document (open and close always fsync). Each fsync costs milliseconds on a real disk
+ * (about 8 ms here), so turn it off for runs of many short cases (perf mode). */
+void q4_junit_set_fsync(q4_junit *j, int on);
 q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err);
 q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
@@ -99,6 +105,8 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops, q4
 /* Addition: strict mode (default 0), recorded in "strict" and in each result's "ok"
  * (as of its add). Call it right after open, as for JUnit. */
 void q4_json_set_strict(q4_json *j, int strict);
+/* Addition: as q4_junit_set_fsync. */
+void q4_json_set_fsync(q4_json *j, int on);
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err);
 q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 

@@ -42,10 +42,12 @@ int q4rep_json_str(q4rep_buf *b, const char *s, size_t max);
 size_t q4rep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
 /* ---- atomic_file.c ----
- * Writes data to PATH.tmp, fsyncs it, renames it over PATH and fsyncs the folder:
- * a reader (or a run killed at any instant) sees the old document or the new one,
- * never a mix. Q4_ERR_IO naming the path and the reason on failure. */
-q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, q4_error *err);
+ * Writes data to PATH.tmp, fsyncs it (if sync_file), renames it over PATH, and with
+ * sync_dir also fsyncs the folder (so the rename itself is durable): a reader, or a
+ * run killed at any instant, sees the old document or the new one, never a mix.
+ * Q4_ERR_IO naming the path and the reason on failure (PATH.tmp is then removed). */
+q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, int sync_file,
+                             int sync_dir, q4_error *err);
 
 /* ---- verdict.c: how each sink counts a verdict ---- */
 typedef enum q4rep_class {

@@ -75,52 +75,67 @@ void tu_rmdir(const char *dir)
     rmdir(dir);
 }
 
-/* Runs argv; its stdout into *out (malloc'd) when out is non-NULL. Returns the exit
- * status, or -1 when it did not exit normally. */
+/* Reads fd to its end into a malloc'd, NUL-terminated string (NULL if out of memory). */
+static char *read_all(int fd)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    ssize_t k;
+    while (buf && (k = read(fd, buf + n, cap - n - 1)) > 0) {
+        n += (size_t)k;
+        if (n + 1 == cap) {
+            char *p = realloc(buf, cap * 2);
+            if (!p)
+                free(buf);
+            buf = p;
+            cap *= 2;
+        }
+    }
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Runs argv. With out, its stdout goes into *out (malloc'd). Without, its stdout and
+ * stderr are held and shown only if it fails, so a passing test prints no
+ * "x.xml validates" chatter while a failing one shows xmllint's reasons.
+ * Returns the exit status, or -1 when it did not exit normally. */
 static int run(char *const argv[], char **out)
 {
-    int fds[2] = {-1, -1};
-    if (out && pipe(fds) != 0)
+    int fds[2];
+    if (pipe(fds) != 0)
         return -1;
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
         return -1;
+    }
     if (pid == 0) {
-        if (out) {
-            dup2(fds[1], 1);
-            close(fds[0]);
-            close(fds[1]);
-        }
+        dup2(fds[1], 1);
+        if (!out)
+            dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
         execv(argv[0], argv);
         _exit(127);
     }
-    if (out) {
-        close(fds[1]);
-        size_t cap = 4096, n = 0;
-        char *buf = malloc(cap);
-        ssize_t k;
-        while (buf && (k = read(fds[0], buf + n, cap - n - 1)) > 0) {
-            n += (size_t)k;
-            if (n + 1 == cap) {
-                char *p = realloc(buf, cap * 2);
-                if (!p) {
-                    free(buf);
-                    buf = NULL;
-                }
-                buf = p;
-                cap *= 2;
-            }
-        }
-        close(fds[0]);
-        if (buf)
-            buf[n] = '\0';
-        *out = buf;
-    }
+    close(fds[1]);
+    char *text = read_all(fds[0]);
+    close(fds[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0)
         ;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (out) {
+        *out = text;
+    } else {
+        if (rc != 0 && text)
+            fputs(text, stderr);
+        free(text);
+    }
+    return rc;
 }
 
 int tu_xml_valid(const char *path)
