@@ -76,7 +76,8 @@ q4_status q4ref_adamw_truth(const float *param, const float *grad, const float *
                             double *m_value, double *m_bound,
                             double *v_value, double *v_bound, q4_error *err);
 /* code[i] = the exact roundEven code; alt[i] = the other neighbour a conformant
- * division may give (SPEC §3: within 2.5 ULP of a tie or clamp edge), else alt[i] = code[i].
+ * division may give (SPEC §3: the exact quotient within 2.5 ULP, plus the fp32
+ * quotient's own 0.5 ULP rounding, of a tie), else alt[i] = code[i].
  * Both [N,K], one code per byte. */
 q4_status q4ref_requant_truth(const float *latent, const float *scales, int64_t N, int64_t K,
                               int64_t gs, uint8_t *code, uint8_t *alt, q4_error *err);
