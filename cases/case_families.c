@@ -300,6 +300,8 @@ const char *const q4c_generated[] = {
     "q4cts.linear_q4gsw_backward.partial_m.m2_n32_k64_g64",
     "q4cts.linear_q4gsw_backward.partial_m.m3_n32_k64_g32",
     "q4cts.linear_q4gsw_backward.partial_m.m4_n64_k128_g64",
+    "q4cts.linear_q4gsw_backward.partial_m.m5_n32_k64_g64",
+    "q4cts.linear_q4gsw_backward.partial_m.m6_n16_k64_g16",
     "q4cts.linear_q4gsw_backward.partial_m.m7_n32_k32_g32",
     "q4cts.linear_q4gsw_backward.partial_m.m9_n32_k64_g64",
     "q4cts.linear_q4gsw_backward.partial_m.m65_n32_k64_g32",
