@@ -49,6 +49,8 @@ typedef struct q4vk_device_info {
     double timestamp_period_ns;
     bool storage16, storage8;     /* storageBuffer16BitAccess, storageBuffer8BitAccess */
     uint64_t device_local_bytes;  /* largest device-local heap */
+    uint64_t max_alloc_bytes;     /* maxMemoryAllocationSize: the largest one buffer can be
+                                     (4 GiB - 2 MiB on the H200, below maxStorageBufferRange) */
 } q4vk_device_info;
 
 /* Fills up to `max` entries; *count gets the number of devices. No device is Q4_ERR_UNSUPPORTED. */

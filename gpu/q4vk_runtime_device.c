@@ -545,6 +545,7 @@ static q4_status device_info(VkPhysicalDevice pd, uint32_t instance_api, int ind
             mem.memoryHeaps[i].size > info->device_local_bytes)
             info->device_local_bytes = mem.memoryHeaps[i].size;
     caps->max_alloc_bytes = maint3.maxMemoryAllocationSize;
+    info->max_alloc_bytes = maint3.maxMemoryAllocationSize;
     caps->limits = props.limits;
     return Q4_OK;
 }

@@ -145,6 +145,7 @@ START_TEST(enumerate_info)
         ck_assert_uint_ge(d->max_shared_bytes, 16384);
         ck_assert_uint_ge(d->api_version, VK_API_VERSION_1_1);
         ck_assert_uint_gt(d->device_local_bytes, 0);
+        ck_assert_uint_ge(d->max_alloc_bytes, (uint64_t)1 << 30);   /* Vulkan's minimum */
         ck_assert(!d->timestamps || d->timestamp_period_ns > 0);
     }
 }
@@ -536,6 +537,16 @@ START_TEST(storage_range_limit)
     uint64_t bytes = (info->max_storage_range & ~(uint64_t)3) + 8;
     if (bytes > info->device_local_bytes / 2 || bytes > ((uint64_t)8 << 30)) {
         /* Nowhere to put such a buffer; the limit cannot be reached on this device. */
+        q4vk_destroy(ctx);
+        return;
+    }
+    if (bytes > info->max_alloc_bytes) {
+        /* One buffer cannot exceed the binding limit here (the H200: 4 GiB - 2 MiB of
+         * allocation, 4 GiB - 1 of range); asking for one is a resource error. */
+        q4vk_buffer *b = (q4vk_buffer *)1;
+        ck_assert_int_eq(q4vk_buffer_create(ctx, (size_t)bytes, &b, &err), Q4_ERR_RESOURCE);
+        ck_assert_ptr_null(b);
+        ck_assert_msg(strstr(err.msg, "maxMemoryAllocationSize"), "message: %s", err.msg);
         q4vk_destroy(ctx);
         return;
     }
