@@ -1,6 +1,6 @@
 /* buf.c: a growable, NUL-terminated byte buffer for building documents in memory.
- * A failed append rolls the length back and sets `failed`, so callers append a whole
- * fragment and check once, and never keep half an element. */
+ * A failed append adds nothing and sets `failed`, so a caller appends a whole fragment,
+ * checks once, and truncates back to where it began: never half an element kept. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

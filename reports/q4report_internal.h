@@ -11,8 +11,8 @@
 #include "q4report.h"
 
 /* ---- buf.c: growable byte buffer ----
- * Appends never leave a half-written item behind on failure: the length rolls back
- * and the buffer sets `failed`, so a caller can append many items and check once. */
+ * A failed append adds nothing and sets `failed` (sticky until reset), so a caller can
+ * append many items, check once, and truncate back to drop a half-built fragment. */
 typedef struct q4rep_buf {
     char *data;     /* NUL-terminated when non-NULL */
     size_t len, cap;
