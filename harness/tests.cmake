@@ -1,6 +1,7 @@
 # tests.cmake: writes OUT, a CTest file with one test per op x family of CASELIST
 # (run by cmake -P after q4cts is built). Each test runs those cases on the default
 # device; labels: gpu and the op's name. No Vulkan device at all: the test is skipped.
+cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${Q4CTS} list --caselist ${CASELIST}
                 OUTPUT_VARIABLE names RESULT_VARIABLE rc ERROR_VARIABLE errors)
 if(NOT rc EQUAL 0)
