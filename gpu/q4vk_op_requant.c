@@ -16,13 +16,14 @@
 
 /* What the kernels read as push constants. */
 typedef struct w4x8_push {
-    uint32_t N, K, gs, n8_0, n8_count, lat_off, words;
+    uint32_t N, K, gs, n8_0, n8_count, lat_off, invocations;
 } w4x8_push;
 typedef struct flat_push {
     uint32_t N, K, gs, n0, lat_off, words, out_off;
 } flat_push;
 
 #define REQUANT_WG 256   /* local_size_x of both kernels */
+#define TILE_K4 8        /* q4gsw_requant_w4x8.comp: k4 per tile of 32 invocations */
 
 q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk_timing *t,
                              q4_error *err)
@@ -101,16 +102,16 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
         if (a->w) {
             /* block columns n8 of rows n0 .. n0+rows-1; the last may be half padding */
             const uint64_t n8_0 = n0 / 8, n8_count = c + 1 < n_chunks ? rows / 8 : N8 - n8_0;
-            const uint64_t words = K / 4 * n8_count * 4;
+            const uint64_t inv = n8_count * ((K / 4 + TILE_K4 - 1) / TILE_K4) * TILE_K4 * 4;
             pw[c] = (w4x8_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)n8_0,
                                 (uint32_t)n8_count, (uint32_t)((lstart - loff) / 4),
-                                (uint32_t)words};
+                                (uint32_t)inv};
             d[nd].pipe = p_w;
             d[nd].bind[0] = latent;
             d[nd].bind[1] = scales;
             d[nd].bind[2] = (q4vk_binding){a->w, 0, w_bytes};
             d[nd].push = &pw[c];
-            q4vk_fold_groups(ctx, (words + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
+            q4vk_fold_groups(ctx, (inv + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
             nd++;
         }
         if (a->flat) {

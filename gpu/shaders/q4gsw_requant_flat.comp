@@ -13,14 +13,14 @@
 
 layout(local_size_x = 256) in;
 
-layout(std430, set = 0, binding = 0) readonly buffer Latent { float latent[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Latent { vec4 latent4[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Scales { float scales[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Flat { uint flat_w[]; };
 
 layout(push_constant) uniform Push {
     uint N, K, gs;
     uint n0;        // first row of this dispatch
-    uint lat_off;   // element offset of row n0 in the latent binding
+    uint lat_off;   // element offset of row n0 in the latent binding (a multiple of 4)
     uint words;     // words this dispatch writes (rows * K / 8)
     uint out_off;   // word offset of row n0's first word in the flat binding
 } pc;
@@ -35,10 +35,10 @@ void main()
         return;
     // row and column of this word's first code (8 | K or the word spans two rows)
     uint n = pc.n0 + (8u * i) / pc.K, k = (8u * i) % pc.K;
+    const vec4 x[2] = {latent4[pc.lat_off / 4u + 2u * i], latent4[pc.lat_off / 4u + 2u * i + 1u]};
     uint word_v = 0u;
     for (uint j = 0u; j < 8u; j++) {
-        const float x = latent[pc.lat_off + 8u * i + j];
-        word_v |= q4_code(x, scales[(k / pc.gs) * pc.N + n]) << (4u * j);
+        word_v |= q4_code(x[j >> 2][j & 3u], scales[(k / pc.gs) * pc.N + n]) << (4u * j);
         if (++k == pc.K) { k = 0u; n++; }
     }
     flat_w[pc.out_off + i] = word_v;

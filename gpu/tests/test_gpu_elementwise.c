@@ -579,6 +579,7 @@ START_TEST(requant_random_shapes)
     rng_state = 22;
     requant_random(64, 96, 32, 1, 0);   /* power-of-two scales: strict */
     requant_random(28, 12, 4, 1, 0);    /* K % 8 == 4: flat words span two rows */
+    requant_random(16, 72, 24, 1, 0);   /* K/4 = 18: two whole k4 tiles and a partial one */
     /* arbitrary scales: code or its conformant neighbour (SPEC §3) */
     int64_t n_alt = requant_random(96, 128, 64, 0, 0);
     ck_assert_msg(n_alt < 96 * 128 / 100, "%lld codes off the exact one", (long long)n_alt);
