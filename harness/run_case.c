@@ -17,9 +17,13 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-q4_status q4h_open_device(const q4h_run_options *opt, q4vk_context **ctx, q4_error *err)
+q4_status q4h_open_device(const q4h_run_options *opt, bool reopen, q4vk_context **ctx,
+                          q4_error *err)
 {
-    q4_status st = q4vk_create(&opt->vk, ctx, err);
+    q4vk_options vk = opt->vk;
+    if (reopen) /* injected faults fire once per run, not again on every new context */
+        vk.faults = (q4vk_faults){ 0 };
+    q4_status st = q4vk_create(&vk, ctx, err);
     for (int i = 0; st == Q4_OK && i < opt->n_overrides; i++)
         st = q4vk_set_override(*ctx, opt->overrides[i].kernel, opt->overrides[i].words,
                                opt->overrides[i].n_words, err);
@@ -86,7 +90,7 @@ static void gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
         q4_error again = { 0 };
         q4vk_destroy(*ctx);
         *ctx = NULL;
-        if (q4h_open_device(opt, ctx, &again) != Q4_OK) {
+        if (q4h_open_device(opt, true, ctx, &again) != Q4_OK) {
             size_t len = strlen(r->message);
             snprintf(r->message + len, sizeof r->message - len,
                      "; the device could not be reopened: %s", again.msg);

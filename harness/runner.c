@@ -42,7 +42,7 @@ static void worker(const q4h_run_options *opt, const q4_case *cases, size_t n, s
     q4vk_context *ctx = NULL;
     msg m = { 0 };
     q4_error err = { 0 };
-    if (q4h_open_device(opt, &ctx, &err) != Q4_OK) {
+    if (q4h_open_device(opt, start > 0, &ctx, &err) != Q4_OK) {
         m.type = MSG_SETUP_ERROR;
         m.u.err = err;
         send_msg(fd, &m);

@@ -8,6 +8,7 @@
 #ifndef Q4H_RUNNER_H
 #define Q4H_RUNNER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "q4case.h"
@@ -50,7 +51,9 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
 void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
                   q4_result *r);
 
-/* Creates a context with the overrides installed. */
-q4_status q4h_open_device(const q4h_run_options *opt, q4vk_context **ctx, q4_error *err);
+/* Creates a context with the overrides installed; a reopened one (after a lost
+ * device or a dead worker) gets no injected faults. */
+q4_status q4h_open_device(const q4h_run_options *opt, bool reopen, q4vk_context **ctx,
+                          q4_error *err);
 
 #endif
