@@ -122,6 +122,12 @@ q4_status q4vk_cmd_begin(q4vk_context *ctx, q4_error *err);
  * work in a timeout message. */
 q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *err);
 
+/* After a watchdog timeout the submission may still run and use every object it
+ * names: waits up to Q4VK_GRACE_NS for it. True when device objects may be freed
+ * (always, unless a timed-out submission is still running). */
+#define Q4VK_GRACE_NS 2000000000ull
+bool q4vk_quiesce(q4vk_context *ctx);
+
 /* Validation messages: begin a scope (clears the first error), and end it: if an
  * error arrived, Q4_ERR_VALIDATION "validation layer, <scope>: <message>". */
 void q4vk_msgs_begin(q4vk_context *ctx, const char *fmt, ...)

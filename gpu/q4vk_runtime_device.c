@@ -871,15 +871,13 @@ void q4vk_destroy(q4vk_context *ctx)
 
     if (!ctx)
         return;
+    /* A hung submission may still use every object: after a short grace, leak the
+     * device rather than destroy objects it is using. A lost device needs no wait
+     * (vkDeviceWaitIdle could hang on it). */
     if (ctx->device) {
-        if (ctx->dead == Q4_OK) {
+        release = q4vk_quiesce(ctx);
+        if (ctx->dead == Q4_OK)
             vkDeviceWaitIdle(ctx->device);
-        } else if (ctx->dead == Q4_ERR_TIMEOUT && ctx->in_flight) {
-            /* A hung submission may still use every object: give it a short grace,
-             * then leak the device rather than destroy objects it is using. */
-            VkResult r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, 2000000000ull);
-            release = r == VK_SUCCESS || r == VK_ERROR_DEVICE_LOST;
-        }
     }
     q4vk_pipelines_destroy(ctx, release);
     if (release && ctx->device) {

@@ -90,17 +90,6 @@ fail:
     return st;
 }
 
-/* True when no submission may still be using device objects, so they can be freed. */
-static bool safe_to_free(q4vk_context *ctx)
-{
-    if (!ctx->in_flight || ctx->dead != Q4_ERR_TIMEOUT)
-        return true;
-    VkResult r = vkGetFenceStatus(ctx->device, ctx->fence);
-    if (r == VK_SUCCESS)
-        ctx->in_flight = false;
-    return r != VK_NOT_READY;
-}
-
 /* ---------------- buffers ---------------- */
 
 q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out, q4_error *err)
@@ -160,7 +149,7 @@ void q4vk_buffer_destroy(q4vk_context *ctx, q4vk_buffer *buf)
 {
     if (!buf)
         return;
-    if (ctx && ctx->device && safe_to_free(ctx)) {
+    if (ctx && ctx->device && q4vk_quiesce(ctx)) {
         vkDestroyBuffer(ctx->device, buf->buffer, NULL);
         vkFreeMemory(ctx->device, buf->memory, NULL);
     }

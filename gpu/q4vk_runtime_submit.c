@@ -56,6 +56,22 @@ q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *er
     return Q4_OK;
 }
 
+bool q4vk_quiesce(q4vk_context *ctx)
+{
+    if (!ctx->in_flight || !ctx->device)
+        return true;
+    if (ctx->dead == Q4_OK) {
+        /* Only a failed wait leaves in_flight with a live context: wait once more. */
+        VkResult r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
+        ctx->in_flight = r != VK_SUCCESS;
+        return r != VK_TIMEOUT;
+    }
+    VkResult r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, Q4VK_GRACE_NS);
+    if (r == VK_SUCCESS)
+        ctx->in_flight = false;
+    return r != VK_TIMEOUT;
+}
+
 void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3])
 {
     /* 65535 is the limit Vulkan guarantees; a larger x (NVIDIA allows 2^31-1) would

@@ -5,12 +5,14 @@
  * Kernels come from gpu/tests/shaders/ (table q4vk_test_kernels): test_add adds a
  * specialisation constant (default 1) to each uint of binding 0; test_mul triples
  * them and serves as test_add's override; test_bad_push declares more push
- * constants than its annotation, which the validation layer must catch. */
+ * constants than its annotation, which the validation layer must catch; test_spin
+ * runs long enough to trip a short watchdog. */
 #include <check.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "q4vk.h"
 #include "q4vk_runtime.h"   /* Q4VK_STAGING_CHUNK, to size a multi-chunk transfer */
@@ -698,6 +700,61 @@ START_TEST(fault_timeout)
 }
 END_TEST
 
+/* One workgroup of test_spin: 64 elements, `iters` dependent steps each. */
+static q4_status spin(q4vk_context *ctx, q4vk_buffer *b, uint32_t iters, q4vk_timing *t,
+                      q4_error *err)
+{
+    struct { uint32_t n, iters; } pc = { 64, iters };
+    q4vk_dispatch d = { .pipe = pipeline(ctx, "test_spin", NULL), .push = &pc,
+                        .groups = { 1, 1, 1 } };
+    d.bind[0].buf = b;
+    return q4vk_run(ctx, &d, 1, t, err);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+START_TEST(watchdog_real_timeout)
+{
+    /* A kernel of about 600 ms against a 60 ms watchdog: the real VK_TIMEOUT path.
+     * The kernel then finishes within q4vk_destroy's grace, so nothing leaks.
+     * Calibrated on this device: the second of two probes (lavapipe compiles on
+     * the first dispatch); gpu_ms where there are timestamps, else the wall clock. */
+    const uint32_t probe = 256;
+    q4vk_context *ctx = context(NULL);
+    q4_error err = { 0 };
+    q4vk_timing t = { 0 };
+    q4vk_buffer *b = buffer(ctx, 256);
+    ck_assert_int_eq(q4vk_fill(ctx, b, 0, 0, 1, &err), Q4_OK);
+    ck_assert_msg(spin(ctx, b, probe, &t, &err) == Q4_OK, "%s", err.msg);
+    double t0 = now_ms();
+    ck_assert_msg(spin(ctx, b, probe, &t, &err) == Q4_OK, "%s", err.msg);
+    double ms = t.gpu_ms > 0 ? t.gpu_ms : now_ms() - t0;
+    double iters = probe * (600.0 / (ms > 1e-3 ? ms : 1e-3));
+    uint32_t n_iters = iters > 4e9 ? 4000000000u : iters < probe ? probe : (uint32_t)iters;
+    q4vk_buffer_destroy(ctx, b);
+    q4vk_destroy(ctx);
+
+    q4vk_options opt = { .timeout_ms = 60 };
+    ctx = context(&opt);
+    b = buffer(ctx, 256);
+    ck_assert_int_eq(spin(ctx, b, n_iters, NULL, &err), Q4_ERR_TIMEOUT);
+    ck_assert_msg(strstr(err.msg, "test_spin") && strstr(err.msg, "60 ms") &&
+                  !strstr(err.msg, "injected"), "message: %s", err.msg);
+    ck_assert_int_eq(q4vk_upload(ctx, b, 0, &n_iters, 4, &err), Q4_ERR_TIMEOUT);
+    q4vk_buffer_destroy(ctx, b);
+    q4vk_destroy(ctx);
+
+    ctx = context(NULL);
+    roundtrip_works(ctx);
+    q4vk_destroy(ctx);
+}
+END_TEST
+
 /* ---------------- validation ---------------- */
 
 /* A context with validation on, or NULL when the layer is not installed (the only
@@ -823,6 +880,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, fault_alloc);
     tcase_add_test(tc, fault_device_lost);
     tcase_add_test(tc, fault_timeout);
+    tcase_add_test(tc, watchdog_real_timeout);
     tc = tcase(s, "validation");
     tcase_add_test(tc, validation_clean_run);
     tcase_add_test(tc, validation_env);
