@@ -53,9 +53,9 @@ q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out,
     per = (uint32_t)((n4 + (uint64_t)groups_total * 256 - 1) / ((uint64_t)groups_total * 256));
     double ms;
 
-    q4_status st = q4vk_pipeline(ctx, copy_k, NULL, &copy_p, err);
+    q4_status st = q4vk_pipeline_get(ctx, copy_k, NULL, &copy_p, err);
     if (st == Q4_OK)
-        st = q4vk_pipeline(ctx, fma_k, NULL, &fma_p, err);
+        st = q4vk_pipeline_get(ctx, fma_k, NULL, &fma_p, err);
     if (st == Q4_OK)
         st = q4vk_buffer_create(ctx, bytes, &src, err);
     if (st == Q4_OK)

@@ -25,6 +25,7 @@ typedef struct ce_push {
 static uint32_t ce_group_size(const q4vk_context *ctx, int64_t V)
 {
     uint32_t wg = 64, cap = q4vk_info(ctx)->max_invocations;
+    if (getenv("Q4VK_CE_WG")) return (uint32_t)atoi(getenv("Q4VK_CE_WG")); /* TEMP experiment */
     while (wg < 512 && (int64_t)wg * 16 < V && wg * 2 <= cap)
         wg *= 2;
     return wg;

@@ -15,6 +15,7 @@ Usage: bench-torch.py [--caselist FILE] [--reps N] [--json FILE]
 """
 import argparse
 import json
+import math
 import re
 import statistics
 import sys
@@ -30,7 +31,7 @@ def parse(name):
     for tok in params.split("_"):
         m = re.fullmatch(r"([a-z]+)([0-9x]+)", tok)
         key, val = m.group(1), m.group(2)
-        vals[key] = eval("*".join(val.split("x")))  # d2x3 -> 6 (leading dims)
+        vals[key] = math.prod(int(v) for v in val.split("x"))  # d2x3 -> 6 (leading dims)
     if "d" in vals:
         vals["m"] = vals["d"]
     return op, vals

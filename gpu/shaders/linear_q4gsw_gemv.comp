@@ -1,28 +1,27 @@
-// q4vk: bindings=5 push=28
+// q4vk: bindings=5 push=24
 // linear_q4gsw_gemv.comp: y[M,N] = x[M,K] @ dequant(W)^T (+ bias) for M = 1..8, where
-// the op is a stream over the packed weights and their scales.
+// the op is a stream over the packed weights and their scales, bound by memory
+// latency as much as by bandwidth on small weights.
 //
-// A workgroup owns a strip of NS blocks along N (8*NS rows of y); lane l of it owns
-// block column n8 = strip*NS + l and slice s owns a group-aligned range of `chunk`
-// k4 rows (so consecutive lanes read consecutive uvec4 blocks of one k4 row: a
-// subgroup reads 16*NS contiguous bytes). Each invocation reads its blocks once,
-// loads the 8 scales once per quantization group, dequantizes each element as
-// (code - 8) * scale (the order of the reference, so a flushed denormal costs at
-// most 2^-126 per product) and accumulates x * that in registers; finally the KT
-// slices are summed with a tree in shared memory, one row of x at a time.
+// A workgroup owns NS block columns (8*NS rows of y; NS = 2 makes each k4 row of the
+// strip one whole 32-byte sector) and all of K: invocation (lane, slice) takes block
+// column n8 = strip*NS + lane and, in rounds of KT*U k4 rows, the U consecutive k4
+// rows slice*U.. of each round. All U blocks of a round are loaded before any is
+// used, so every invocation keeps U loads in flight. Each element is dequantized as
+// (code - 8) * scale (the reference's order, so a flushed denormal costs at most
+// 2^-126 per product) and x * that is accumulated in registers; the KT slices are
+// summed with a tree in shared memory, one row of x at a time.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 #include "q4_w4x8.glsl"
 
 layout(local_size_x_id = 0) in;                // must be NS * KT
-layout(constant_id = 1) const uint NS = 32;    // block columns (lanes) per workgroup
-layout(constant_id = 2) const uint KT = 8;     // K slices per workgroup, a power of two
+layout(constant_id = 1) const uint NS = 2;     // block columns (lanes) per workgroup
+layout(constant_id = 2) const uint KT = 128;   // K slices per workgroup, a power of two
 layout(constant_id = 3) const uint MR = 1;     // M, the rows of x (1..8)
+layout(constant_id = 4) const uint U = 8;      // blocks in flight per invocation
 const uint WG = NS * KT;
-// Blocks loaded ahead of their use, to keep enough bytes in flight; fewer when the
-// accumulators of many rows take the registers.
-const uint U = MR <= 4u ? 4u : 2u;
 
 layout(set = 0, binding = 0) readonly buffer X { vec4 x4[]; };       // [M, K]
 layout(set = 0, binding = 1) readonly buffer W { uvec4 w4[]; };      // W_4X8 blocks
@@ -32,7 +31,6 @@ layout(set = 0, binding = 4) writeonly buffer Y { vec4 y4[]; };      // [M, N]
 
 layout(push_constant) uniform P {
     uint N, K, gs, N8;
-    uint chunk;      // k4 rows per slice: a multiple or a divisor of gs/4
     uint has_bias;
     uint strips;     // workgroups that do work (the grid may be folded)
 } pc;
@@ -40,22 +38,6 @@ layout(push_constant) uniform P {
 shared vec4 red[KT * NS * 2];
 
 vec4 acc[MR][2];     // y[m][n0 .. n0+3] and y[m][n0+4 .. n0+7], this slice's part
-
-void add_block(uvec4 blk, uint k4, vec4 s_lo, vec4 s_hi)
-{
-    uint K4 = pc.K / 4u;
-    vec4 xv[MR];     // x[m][4*k4 .. 4*k4+3]: the same address across a subgroup's lanes
-    [[unroll]] for (uint m = 0; m < MR; m++)
-        xv[m] = x4[m * K4 + k4];
-    [[unroll]] for (uint b = 0; b < 4; b++) {
-        vec4 lo = q4_col4(blk.xy, b) * s_lo;   // rows 0..3 at K = 4*k4 + b
-        vec4 hi = q4_col4(blk.zw, b) * s_hi;   // rows 4..7
-        [[unroll]] for (uint m = 0; m < MR; m++) {
-            acc[m][0] += xv[m][b] * lo;
-            acc[m][1] += xv[m][b] * hi;
-        }
-    }
-}
 
 void main()
 {
@@ -76,23 +58,27 @@ void main()
         acc[m][0] = acc[m][1] = vec4(0.0);
 
     if (lo_ok) {
-        uint k4 = slice * pc.chunk;
-        uint kend = min(K4, k4 + pc.chunk);
-        while (k4 < kend) {
-            uint g = k4 / G4;
-            uint gend = min(kend, (g + 1u) * G4);
-            uint sidx = (g * pc.N + n0) / 4u;
-            vec4 s_lo = s4[sidx];
-            vec4 s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
-            for (; k4 + U <= gend; k4 += U) {
-                uvec4 blk[U];
-                [[unroll]] for (uint u = 0; u < U; u++)
-                    blk[u] = w4[(k4 + u) * pc.N8 + n8];
-                [[unroll]] for (uint u = 0; u < U; u++)
-                    add_block(blk[u], k4 + u, s_lo, s_hi);
+        for (uint base = slice * U; base < K4; base += KT * U) {
+            uvec4 blk[U];
+            [[unroll]] for (uint u = 0; u < U; u++)
+                blk[u] = base + u < K4 ? w4[(base + u) * pc.N8 + n8] : uvec4(0x88888888u);
+            [[unroll]] for (uint u = 0; u < U; u++) {
+                uint k4 = min(base + u, K4 - 1u);   // past K: a zero block, any group
+                uint sidx = (k4 / G4 * pc.N + n0) / 4u;
+                vec4 s_lo = s4[sidx];
+                vec4 s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
+                vec4 xv[MR];   // the same address across a subgroup's lanes of one slice
+                [[unroll]] for (uint m = 0; m < MR; m++)
+                    xv[m] = x4[m * K4 + k4];
+                [[unroll]] for (uint b = 0; b < 4; b++) {
+                    vec4 lo = q4_col4(blk[u].xy, b) * s_lo;   // rows 0..3 at K = 4*k4 + b
+                    vec4 hi = q4_col4(blk[u].zw, b) * s_hi;   // rows 4..7
+                    [[unroll]] for (uint m = 0; m < MR; m++) {
+                        acc[m][0] += xv[m][b] * lo;
+                        acc[m][1] += xv[m][b] * hi;
+                    }
+                }
             }
-            for (; k4 < gend; k4++)
-                add_block(w4[k4 * pc.N8 + n8], k4, s_lo, s_hi);
         }
     }
 
