@@ -188,6 +188,10 @@ START_TEST(ce_masked_and_unaligned)
     int32_t l1[3] = {-1, 1, 2};
     ce_case(3, 1, (int32_t[]){-1, 0, 0}, 3.0f, 0);   /* V = 1: softmax is 1, gradient 0 */
     ce_case(3, 3, l1, 3.0f, 0);
+    l = labels_mixed(6, 3001);         /* mid-size rows: workgroups of 256 and 512 */
+    ce_case(6, 3001, l, 10.0f, 0);
+    ce_case(6, 5000, l, 10.0f, 0);
+    free(l);
 }
 END_TEST
 
