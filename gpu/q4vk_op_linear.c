@@ -1,10 +1,11 @@
 /* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
  *
  * Two kernel variants, named by their kernels:
- *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup owns
- *    NS block columns (8*NS rows of W) and splits K into KT group-aligned slices;
- *    M is a specialisation constant so the accumulators are exactly M x 8.
- *  - linear_q4gsw_tiled (any M, the choice above 8): the tiled GEMM of q4_gemm.glsl
+ *  - linear_q4gsw_gemv (M <= 8, on devices with subgroup arithmetic): a stream over
+ *    the packed weights; a workgroup owns 2 block columns (16 rows of W, one 32-byte
+ *    sector per k4 row) and all of K in KT slices with U blocks in flight each; M is
+ *    a specialisation constant so the accumulators are exactly M x 8.
+ *  - linear_q4gsw_tiled (any M; the choice above 8, or without subgroup arithmetic): the tiled GEMM of q4_gemm.glsl
  *    with a tile picked from the device limits; x and y are split by rows into
  *    several dispatches when they exceed one binding.
  * The order below: public entry, argument checks, the two variants, the dispatcher. */
@@ -15,12 +16,8 @@
 
 /* What linear_q4gsw_gemv.comp reads as push constants. */
 typedef struct gemv_push {
-    uint32_t N, K, gs, N8, chunk, has_bias, strips;
+    uint32_t N, K, gs, N8, has_bias, strips;
 } gemv_push;
-
-/* Workgroups below which the gemv narrows its strips (more workgroups, more K
- * slices each): enough to give every SM of a large GPU several. */
-#define GEMV_GROUPS_MIN 512
 
 q4_status q4vk_linear_q4gsw(q4vk_context *ctx, const q4vk_linear_args *a, q4vk_timing *t,
                             q4_error *err)
@@ -59,7 +56,7 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
 {
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
-    const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4, G4 = (uint64_t)a->gs / 4;
+    const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4;
     q4_status st;
     if (M > Q4VK_GEMV_MAX_M)
         return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
@@ -68,26 +65,24 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
         (st = q4vk_lin_fits("y", M * N * 4, lim, err)))
         return st;
 
-    /* 256 invocations (128 where that is the device's most): NS lanes along N8
-     * (at least 4, so a subgroup reads 64 contiguous bytes or more) x KT slices. */
-    uint32_t wg = info->max_invocations >= 256 ? 256 : 128;
-    uint32_t ns = 32;
-    while (ns > 4 && (N8 + ns - 1) / ns < GEMV_GROUPS_MIN)
-        ns /= 2;
-    uint32_t kt = wg / ns;
-    /* Slice length in k4 rows: a multiple of gs/4 or a divisor of it, so that every
-     * slice starts a group where the others do and their loops stay in step. */
-    uint64_t chunk = (K4 + kt - 1) / kt;
-    if (chunk >= G4)
-        chunk = (chunk + G4 - 1) / G4 * G4;
-    else
-        while (G4 % chunk)
-            chunk++;
+    if (!q4vk_lin_gemv_ok(info))
+        return q4_fail(err, Q4_ERR_UNSUPPORTED,
+                       "variant %s needs subgroup arithmetic in compute shaders (subgroup size "
+                       "%u); this device lacks it", Q4VK_K_FWD_GEMV, info->subgroup_size);
+    /* 256 invocations (128 where that is the device's most): 2 lanes along N8 x KT
+     * slices along K, each with U blocks in flight (fewer as M's accumulators grow);
+     * KT shrinks on short K so that slices are not left idle. */
+    const uint32_t ns = 2, sg = info->subgroup_size;
+    const uint32_t u = M <= 2 ? 8 : M <= 4 ? 4 : 2;
+    uint32_t kt = (info->max_invocations >= 256 ? 256 : 128) / ns;
+    while (kt > 16 && kt / 2 * ns >= sg && (uint64_t)(kt / 2) * u >= K4)
+        kt /= 2;
 
     const uint64_t strips = (N8 + ns - 1) / ns;
     gemv_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
-                      (uint32_t)chunk, a->bias != NULL, (uint32_t)strips};
-    q4vk_spec spec = {.count = 4, .ids = {0, 1, 2, 3}, .values = {wg, ns, kt, (uint32_t)M}};
+                      a->bias != NULL, (uint32_t)strips};
+    q4vk_spec spec = {.count = 6, .ids = {0, 1, 2, 3, 4, 5},
+                      .values = {ns * kt, ns, kt, (uint32_t)M, u, sg}};
     q4vk_dispatch d = {0};
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_GEMV, &spec, &d.pipe, err)))
         return st;
@@ -110,7 +105,7 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
-    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N);
+    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N, 16);
     if ((st = q4vk_gemm_check_tile(info, &tile, err)))
         return st;
 
@@ -150,7 +145,8 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
     if ((st = check_args(a, lim, err)))
         return st;
     const char *v = o && o->variant ? o->variant
-                  : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV : Q4VK_K_FWD_TILED;
+                  : a->M <= Q4VK_GEMV_MAX_M && q4vk_lin_gemv_ok(q4vk_info(ctx)) ? Q4VK_K_FWD_GEMV
+                  : Q4VK_K_FWD_TILED;
     if (!strcmp(v, Q4VK_K_FWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);
     if (!strcmp(v, Q4VK_K_FWD_TILED))

@@ -47,10 +47,12 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
 
 /* ---- q4vk_op_linear_common.c ---- */
 
-/* The tile for a rows x cols output on this device: 128x128 (BK 16, or 8 where
- * shared memory is short) when that still gives enough workgroups to fill a large
- * GPU, else 64x64. */
-q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols);
+/* The tile for a rows x cols output on this device: 128x128 with BK = big_bk (or 8
+ * where shared memory is short) when that still gives enough workgroups to fill a
+ * large GPU, else 64x64. The best BK differs per kernel (H200: 16 for the forward,
+ * 8 for the backward and dW). */
+q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols,
+                                   uint32_t big_bk);
 /* Q4_ERR_ARG unless the tile is well formed and fits the device (invocations,
  * shared memory). */
 q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_tile *tile,
@@ -88,6 +90,9 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_b
                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
                             const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
                             q4_error *err);
+/* Whether the gemv kernels can run: subgroup arithmetic in compute, and a subgroup
+ * size (a power of two, 4..128) that divides their workgroups. */
+bool q4vk_lin_gemv_ok(const q4vk_device_info *info);
 /* A built-in kernel's pipeline (the user's override runs in its place). */
 q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
                             q4vk_pipeline **out, q4_error *err);

@@ -2,10 +2,12 @@
  * (SPEC §2).
  *
  * Two kernel variants, named by their kernels:
- *  - linear_q4gsw_backward_gemv (M <= 8): a stream over the packed weights; a
- *    workgroup owns S*R k4 rows (4*S*R columns of dx), its L lanes walk the block
- *    columns and are summed at the end; M and R are specialisation constants.
- *  - linear_q4gsw_backward_tiled (any M, the choice above 8): the tiled GEMM of
+ *  - linear_q4gsw_backward_gemv (M <= 8, on devices with subgroup arithmetic): a
+ *    stream over the packed weights; a workgroup owns S*R k4 rows (4*S*R columns of
+ *    dx), its L lanes walk the block columns with R*U blocks in flight each and are
+ *    summed at the end; M, R and U are specialisation constants.
+ *  - linear_q4gsw_backward_tiled (any M; the choice above 8, or without subgroup
+ *    arithmetic): the tiled GEMM of
  *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
  *    dispatches when they exceed one binding.
  * The order below: public entry, argument checks, the two variants, the dispatcher. */
@@ -64,22 +66,29 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
         (st = q4vk_lin_fits("dx", M * K * 4, lim, err)))
         return st;
 
-    /* R k4 rows per invocation share each dout load; worth it once dout has several
-     * rows (the loads per block grow with M), not for M = 1..3 (registers). */
-    uint32_t r = M >= 4 ? 2 : 1;
-    /* 256 invocations (128 where that is the device's most): L lanes along N8 (at
-     * least 32: a subgroup reads 512 contiguous bytes) x S invocations along K. */
-    uint32_t wg = info->max_invocations >= 256 ? 256 : 128;
-    uint32_t s = wg / 32;
-    while (s > 1 && (K4 + (uint64_t)s * r - 1) / ((uint64_t)s * r) < GEMV_GROUPS_MIN)
-        s /= 2;
-    uint32_t l = wg / s;
+    if (!q4vk_lin_gemv_ok(info))
+        return q4_fail(err, Q4_ERR_UNSUPPORTED,
+                       "variant %s needs subgroup arithmetic in compute shaders (subgroup size "
+                       "%u); this device lacks it", Q4VK_K_BWD_GEMV, info->subgroup_size);
+    /* R k4 rows x U block columns in flight per invocation; R > 1 shares the dout
+     * loads. Fewer as M's accumulators and dout registers grow. */
+    const uint32_t r = M == 1 ? 4 : M <= 4 ? 2 : 1;
+    const uint32_t u = M <= 2 ? 2 : 1;
+    const uint32_t sg = info->subgroup_size;
+    /* 256 invocations (128 where that is the device's most): L lanes along N8 (a
+     * multiple of the subgroup, at least 32: a subgroup reads 512 contiguous bytes)
+     * x S rows; S shrinks (L grows) until there are enough workgroups. */
+    const uint32_t wg = info->max_invocations >= 256 ? 256 : 128;
+    uint32_t l = sg > 32 ? sg : 32;
+    while (l < wg && (K4 + (uint64_t)(wg / l) * r - 1) / ((uint64_t)(wg / l) * r) < GEMV_GROUPS_MIN)
+        l *= 2;
+    const uint32_t s = wg / l;
 
     const uint64_t strips = (K4 + (uint64_t)s * r - 1) / ((uint64_t)s * r);
     gemv_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
                       (uint32_t)strips};
-    q4vk_spec spec = {.count = 5, .ids = {0, 1, 2, 3, 4},
-                      .values = {wg, l, s, (uint32_t)M, r}};
+    q4vk_spec spec = {.count = 7, .ids = {0, 1, 2, 3, 4, 5, 6},
+                      .values = {wg, l, s, (uint32_t)M, r, u, sg}};
     q4vk_dispatch d = {0};
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_BWD_GEMV, &spec, &d.pipe, err)))
         return st;
@@ -100,7 +109,7 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
-    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K);
+    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K, 8);
     if ((st = q4vk_gemm_check_tile(info, &tile, err)))
         return st;
 
@@ -140,7 +149,8 @@ q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_b
     if ((st = check_args(a, lim, err)))
         return st;
     const char *v = o && o->variant ? o->variant
-                  : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_BWD_GEMV : Q4VK_K_BWD_TILED;
+                  : a->M <= Q4VK_GEMV_MAX_M && q4vk_lin_gemv_ok(q4vk_info(ctx)) ? Q4VK_K_BWD_GEMV
+                  : Q4VK_K_BWD_TILED;
     if (!strcmp(v, Q4VK_K_BWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);
     if (!strcmp(v, Q4VK_K_BWD_TILED))

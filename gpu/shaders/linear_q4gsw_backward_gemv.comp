@@ -1,26 +1,36 @@
 // q4vk: bindings=4 push=20
 // linear_q4gsw_backward_gemv.comp: dx[M,K] = dout[M,N] @ dequant(W) for M = 1..8, a
-// stream over the packed weights and their scales.
+// stream over the packed weights and their scales, bound by memory latency as much
+// as by bandwidth on small weights.
 //
 // A workgroup owns S*R consecutive k4 rows (4*S*R columns of dx); invocation
-// (lane, row) owns the R k4 rows row*R.. of it and walks the block columns
-// n8 = lane, lane + L, ... (consecutive lanes read consecutive uvec4 blocks of one
-// k4 row). Per block it dequantizes (code - 8) * scale (each row's scale is fixed by
-// the k4's group; the reference's order, so a flushed denormal costs at most 2^-126
-// per product) and accumulates dout * that into 4 columns of dx per k4 row; R > 1
-// reuses the dout loads over R blocks. The L lanes are summed
-// with a tree in shared memory, one row of dout at a time.
+// (lane, row) owns the R k4 rows row*R.. of it and walks the block columns in rounds
+// of L*U: n8 = lane + u*L (consecutive lanes read consecutive uvec4 blocks of one k4
+// row). All R*U blocks of a round are loaded before any is used, so every invocation
+// keeps R*U loads in flight; R > 1 also shares the dout loads (and, when the R rows
+// are in one group, the scale loads). Each element is dequantized as
+// (code - 8) * scale (the reference's order, so a flushed denormal costs at most
+// 2^-126 per product) and dout * that is accumulated into 4 columns of dx per k4 row.
+// The L lanes of a row are summed by subgroupAdd, then across the row's L/SG
+// subgroups in shared memory. Subgroups are taken to be runs of SG consecutive
+// invocations, as on every implementation we know; the launcher uses this kernel
+// only where subgroup arithmetic is supported in compute.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #include "q4_w4x8.glsl"
 
 layout(local_size_x_id = 0) in;                // must be L * S
-layout(constant_id = 1) const uint L = 32;     // lanes along N8, a power of two
-layout(constant_id = 2) const uint S = 8;      // invocations along K per workgroup
+layout(constant_id = 1) const uint L = 32;     // lanes along N8, a multiple of SG
+layout(constant_id = 2) const uint S = 8;      // rows of invocations per workgroup
 layout(constant_id = 3) const uint MR = 1;     // M, the rows of dout (1..8)
 layout(constant_id = 4) const uint R = 1;      // k4 rows per invocation
+layout(constant_id = 5) const uint U = 1;      // block columns per invocation per round
+layout(constant_id = 6) const uint SG = 32;    // subgroup size
 const uint WG = L * S;
+const uint SPR = L / SG;                       // subgroups per row
 
 layout(set = 0, binding = 0) readonly buffer D { vec4 d4[]; };       // dout [M, N]
 layout(set = 0, binding = 1) readonly buffer W { uvec4 w4[]; };      // W_4X8 blocks
@@ -32,7 +42,7 @@ layout(push_constant) uniform P {
     uint strips;     // workgroups that do work (the grid may be folded)
 } pc;
 
-shared vec4 red[WG];
+shared vec4 red[S * SPR * MR * R];   // [row][subgroup of the row][m][r]
 
 vec4 acc[MR][R];     // dx[m][4*k4 .. 4*k4+3] for this invocation's k4 rows
 
@@ -45,6 +55,8 @@ void main()
     uint lane = tid % L, row = tid / L;
     uint K4 = pc.K / 4u;
     uint k4_0 = (gid * S + row) * R;
+    // k4_0 is a multiple of R: the R rows share one group when gs/4 is a multiple of R.
+    bool one_group = (pc.gs / 4u) % R == 0u;
 
     uint grp[R];
     bool ok[R];
@@ -55,52 +67,68 @@ void main()
             acc[m][r] = vec4(0.0);
     }
 
-    for (uint n8 = lane; n8 < pc.N8; n8 += L) {
-        uint n0 = 8u * n8;
-        // The upper half of an odd-N4 block is padding: dout and scale are taken as 0
-        // there (never read), so its codes never matter.
-        bool hi_ok = n0 + 4u < pc.N;
-        uvec4 blk[R];
-        [[unroll]] for (uint r = 0; r < R; r++)
-            blk[r] = ok[r] ? w4[(k4_0 + r) * pc.N8 + n8] : uvec4(0x88888888u);
-        vec4 d_lo[MR], d_hi[MR];
-        [[unroll]] for (uint m = 0; m < MR; m++) {
-            d_lo[m] = d4[(m * pc.N + n0) / 4u];
-            d_hi[m] = hi_ok ? d4[(m * pc.N + n0) / 4u + 1u] : vec4(0.0);
-        }
-        [[unroll]] for (uint r = 0; r < R; r++) {
-            uint sidx = (grp[r] * pc.N + n0) / 4u;
-            vec4 s_lo = s4[sidx];
-            vec4 s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
-            vec4 v[8];   // v[i]: row i of the block along K, dequantized
-            [[unroll]] for (uint c = 0; c < 2; c++) {   // words c (rows 0..3), 2+c (rows 4..7)
-                v[2u * c] = q4_row4(blk[r][c], 0u) * s_lo[2u * c];
-                v[2u * c + 1u] = q4_row4(blk[r][c], 1u) * s_lo[2u * c + 1u];
-                v[4u + 2u * c] = q4_row4(blk[r][2u + c], 0u) * s_hi[2u * c];
-                v[5u + 2u * c] = q4_row4(blk[r][2u + c], 1u) * s_hi[2u * c + 1u];
-            }
+    for (uint nb = lane; nb < pc.N8; nb += L * U) {
+        uvec4 blk[U][R];
+        vec4 d_lo[U][MR], d_hi[U][MR];
+        // Issue every load of the round first. Past N8, a zero block with zero dout.
+        [[unroll]] for (uint u = 0; u < U; u++) {
+            uint n8 = nb + u * L;
+            bool in_n = n8 < pc.N8;
+            // The upper half of an odd-N4 block is padding: dout and scale are taken as 0
+            // there (never read), so its codes never matter.
+            bool hi_ok = 8u * n8 + 4u < pc.N;
+            [[unroll]] for (uint r = 0; r < R; r++)
+                blk[u][r] = in_n && ok[r] ? w4[(k4_0 + r) * pc.N8 + n8] : uvec4(0x88888888u);
             [[unroll]] for (uint m = 0; m < MR; m++) {
-                [[unroll]] for (uint i = 0; i < 4; i++) {
-                    acc[m][r] += d_lo[m][i] * v[i];
-                    acc[m][r] += d_hi[m][i] * v[4u + i];
+                uint di = (m * pc.N + 8u * n8) / 4u;
+                d_lo[u][m] = in_n ? d4[di] : vec4(0.0);
+                d_hi[u][m] = in_n && hi_ok ? d4[di + 1u] : vec4(0.0);
+            }
+        }
+        [[unroll]] for (uint u = 0; u < U; u++) {
+            uint n8 = min(nb + u * L, pc.N8 - 1u);   // past N8: zero dout, any scale
+            bool hi_ok = 8u * n8 + 4u < pc.N;
+            vec4 s_lo, s_hi;
+            [[unroll]] for (uint r = 0; r < R; r++) {
+                if (r == 0u || !one_group) {
+                    uint sidx = (grp[r] * pc.N + 8u * n8) / 4u;
+                    s_lo = s4[sidx];
+                    s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
+                }
+                vec4 v[8];   // v[i]: row i of the block along K, dequantized
+                [[unroll]] for (uint c = 0; c < 2; c++) {   // words c (rows 0..3), 2+c (rows 4..7)
+                    v[2u * c] = q4_row4(blk[u][r][c], 0u) * s_lo[2u * c];
+                    v[2u * c + 1u] = q4_row4(blk[u][r][c], 1u) * s_lo[2u * c + 1u];
+                    v[4u + 2u * c] = q4_row4(blk[u][r][2u + c], 0u) * s_hi[2u * c];
+                    v[5u + 2u * c] = q4_row4(blk[u][r][2u + c], 1u) * s_hi[2u * c + 1u];
+                }
+                [[unroll]] for (uint m = 0; m < MR; m++) {
+                    [[unroll]] for (uint i = 0; i < 4; i++) {
+                        acc[m][r] += d_lo[u][m][i] * v[i];
+                        acc[m][r] += d_hi[u][m][i] * v[4u + i];
+                    }
                 }
             }
         }
     }
 
-    // Sum the lanes: a tree over `lane` in shared memory, per row of dout and k4 row.
-    [[unroll]] for (uint m = 0; m < MR; m++) {
+    // Sum the lanes: subgroupAdd within each subgroup, then the row's subgroups.
+    uint q = lane / SG;
+    [[unroll]] for (uint m = 0; m < MR; m++)
         [[unroll]] for (uint r = 0; r < R; r++) {
-            red[tid] = acc[m][r];
-            barrier();
-            [[unroll]] for (uint s = L / 2u; s > 0u; s >>= 1) {
-                if (lane < s)
-                    red[tid] += red[tid + s];
-                barrier();
-            }
-            if (lane == 0u && ok[r])
-                dx4[m * K4 + k4_0 + r] = red[tid];
-            barrier();   // red is rewritten next
+            vec4 t = subgroupAdd(acc[m][r]);
+            if (gl_SubgroupInvocationID == 0u)
+                red[((row * SPR + q) * MR + m) * R + r] = t;
+        }
+    barrier();
+    if (tid < S * MR * R) {
+        uint orow = tid / (MR * R), m = (tid / R) % MR, r = tid % R;
+        uint k4 = (gid * S + orow) * R + r;
+        if (k4 < K4) {
+            vec4 sum = vec4(0.0);
+            for (uint p = 0u; p < SPR; p++)
+                sum += red[((orow * SPR + p) * MR + m) * R + r];
+            dx4[m * K4 + k4] = sum;
         }
     }
 }

@@ -9,11 +9,16 @@
 // rows slice*U.. of each round. All U blocks of a round are loaded before any is
 // used, so every invocation keeps U loads in flight. Each element is dequantized as
 // (code - 8) * scale (the reference's order, so a flushed denormal costs at most
-// 2^-126 per product) and x * that is accumulated in registers; the KT slices are
-// summed with a tree in shared memory, one row of x at a time.
+// 2^-126 per product) and x * that is accumulated in registers. The KT slices are
+// summed by subgroupAdd (one per lane: a subgroup holds slices of all NS lanes), then
+// across the subgroups through shared memory. Subgroups are taken to be runs of SG
+// consecutive invocations, as on every implementation we know; the launcher uses
+// this kernel only where subgroup arithmetic is supported in compute.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #include "q4_w4x8.glsl"
 
 layout(local_size_x_id = 0) in;                // must be NS * KT
@@ -21,7 +26,9 @@ layout(constant_id = 1) const uint NS = 2;     // block columns (lanes) per work
 layout(constant_id = 2) const uint KT = 128;   // K slices per workgroup, a power of two
 layout(constant_id = 3) const uint MR = 1;     // M, the rows of x (1..8)
 layout(constant_id = 4) const uint U = 8;      // blocks in flight per invocation
+layout(constant_id = 5) const uint SG = 32;    // subgroup size; WG is a multiple of it
 const uint WG = NS * KT;
+const uint NSG = WG / SG;                      // subgroups per workgroup
 
 layout(set = 0, binding = 0) readonly buffer X { vec4 x4[]; };       // [M, K]
 layout(set = 0, binding = 1) readonly buffer W { uvec4 w4[]; };      // W_4X8 blocks
@@ -35,7 +42,7 @@ layout(push_constant) uniform P {
     uint strips;     // workgroups that do work (the grid may be folded)
 } pc;
 
-shared vec4 red[KT * NS * 2];
+shared vec4 red[NSG * NS * MR * 2];   // [subgroup][lane][m][half]
 
 vec4 acc[MR][2];     // y[m][n0 .. n0+3] and y[m][n0+4 .. n0+7], this slice's part
 
@@ -63,7 +70,9 @@ void main()
             [[unroll]] for (uint u = 0; u < U; u++)
                 blk[u] = base + u < K4 ? w4[(base + u) * pc.N8 + n8] : uvec4(0x88888888u);
             [[unroll]] for (uint u = 0; u < U; u++) {
-                uint k4 = min(base + u, K4 - 1u);   // past K: a zero block, any group
+                if (base + u >= K4)
+                    break;
+                uint k4 = base + u;
                 uint sidx = (k4 / G4 * pc.N + n0) / 4u;
                 vec4 s_lo = s4[sidx];
                 vec4 s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
@@ -82,28 +91,27 @@ void main()
         }
     }
 
-    // Sum the slices: a tree over `slice` in shared memory, one row of x at a time.
-    [[unroll]] for (uint m = 0; m < MR; m++) {
-        uint base = slice * NS * 2u + lane * 2u;
-        red[base] = acc[m][0];
-        red[base + 1u] = acc[m][1];
-        barrier();
-        [[unroll]] for (uint s = KT / 2u; s > 0u; s >>= 1) {
-            if (slice < s) {
-                red[base] += red[base + s * NS * 2u];
-                red[base + 1u] += red[base + 1u + s * NS * 2u];
+    // Sum the slices: within each subgroup, one subgroupAdd per lane (the others add
+    // zero), then across the subgroups in shared memory.
+    uint sg = tid / SG;
+    [[unroll]] for (uint m = 0; m < MR; m++)
+        [[unroll]] for (uint h = 0; h < 2; h++)
+            [[unroll]] for (uint l = 0; l < NS; l++) {
+                vec4 t = subgroupAdd(lane == l ? acc[m][h] : vec4(0.0));
+                if (gl_SubgroupInvocationID == 0u)
+                    red[((sg * NS + l) * MR + m) * 2u + h] = t;
             }
-            barrier();
+    barrier();
+    if (tid < NS * MR * 2u) {
+        uint l = tid % NS, h = (tid / NS) % 2u, m = tid / (2u * NS);
+        uint n = 8u * (gid * NS + l) + 4u * h;   // first of the 4 rows
+        if (n < pc.N) {
+            vec4 sum = vec4(0.0);
+            for (uint q = 0u; q < NSG; q++)
+                sum += red[((q * NS + l) * MR + m) * 2u + h];
+            if (pc.has_bias != 0u)
+                sum += bias4[n / 4u];
+            y4[(m * pc.N + n) / 4u] = sum;
         }
-        if (slice == 0u && lo_ok) {
-            uint yi = (m * pc.N + n0) / 4u;
-            vec4 b_lo = pc.has_bias != 0u ? bias4[n0 / 4u] : vec4(0.0);
-            y4[yi] = red[base] + b_lo;
-            if (hi_ok) {
-                vec4 b_hi = pc.has_bias != 0u ? bias4[n0 / 4u + 1u] : vec4(0.0);
-                y4[yi + 1u] = red[base + 1u] + b_hi;
-            }
-        }
-        barrier();   // red is rewritten for the next row
     }
 }

@@ -238,7 +238,7 @@ START_TEST(fwd_gemv)
     q4vk_linear_opts o = opts(Q4VK_K_FWD_GEMV, NULL, 0);
     fwd_case(1, 12, 32, 8, 1, &o);      /* odd N4, one block column */
     fwd_case(5, 20, 64, 16, 0, &o);     /* odd N4, partial M */
-    fwd_case(3, 40, 520, 40, 1, &o);    /* gs/4 = 10: slices of a divisor of a group */
+    fwd_case(3, 40, 520, 40, 1, &o);    /* gs/4 = 10: groups straddle the rounds of U blocks */
     fwd_case(8, 264, 256, 4, 0, &o);    /* gs = 4: a group per k4 row */
     fwd_case(2, 8, 4, 4, 1, &o);        /* the smallest shape */
     fwd_case(7, 1032, 1024, 256, 1, &o);/* many strips, long slices */
