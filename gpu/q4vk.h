@@ -243,6 +243,13 @@ typedef struct q4vk_requant_args {
 q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk_timing *t,
                              q4_error *err);
 
+/* Bytes from offset to the end of buf (a multiple of 4, at most maxStorageBufferRange).
+ * Launchers bind outputs this way, not to the tensor's exact size: a kernel's
+ * out-of-bounds write then lands in whatever follows the tensor in the buffer (the
+ * harness's guard words, where a conformance run sees it) instead of being dropped
+ * by the driver's bounds checks on the binding. */
+uint64_t q4vk_range_to_end(const q4vk_context *ctx, const q4vk_buffer *buf, uint64_t offset);
+
 /* ---------------- device ceilings (perf mode) ---------------- */
 typedef struct q4vk_ceilings {
     double copy_gbs;      /* device-local copy: (read + written bytes) / time, GB/s */

@@ -43,7 +43,7 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
                          (uint32_t)total};
     d.bind[0] = (q4vk_binding){a->w, 0, w_bytes};
     d.bind[1] = (q4vk_binding){a->scales, 0, s_bytes};
-    d.bind[2] = (q4vk_binding){a->out, 0, N * K * 4};
+    d.bind[2] = (q4vk_binding){a->out, 0, q4vk_range_to_end(ctx, a->out, 0)};
     d.push = &push;
     q4vk_fold_groups(ctx, (total + DEQUANT_WG - 1) / DEQUANT_WG, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);

@@ -92,7 +92,7 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
     d.bind[2] = (q4vk_binding){a->scales, 0, s_bytes};
     /* No bias: any buffer fills the binding (the kernel never reads it). */
     d.bind[3] = a->bias ? (q4vk_binding){a->bias, 0, N * 4} : (q4vk_binding){a->scales, 0, s_bytes};
-    d.bind[4] = (q4vk_binding){a->y, 0, M * N * 4};
+    d.bind[4] = (q4vk_binding){a->y, 0, q4vk_range_to_end(ctx, a->y, 0)};
     d.push = &push;
     q4vk_fold_groups(ctx, strips, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);

@@ -96,7 +96,7 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
     d.bind[1] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
     d.bind[2] = (q4vk_binding){a->scales, 0,
                                (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
-    d.bind[3] = (q4vk_binding){a->dx, 0, M * K * 4};
+    d.bind[3] = (q4vk_binding){a->dx, 0, q4vk_range_to_end(ctx, a->dx, 0)};
     d.push = &push;
     q4vk_fold_groups(ctx, strips, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);

@@ -204,7 +204,11 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_b
         d[c].bind[in_bind].offset = m0 * in_cols * 4;
         d[c].bind[in_bind].range = mc * in_cols * 4;
         d[c].bind[out_bind].offset = m0 * out_cols * 4;
-        d[c].bind[out_bind].range = mc * out_cols * 4;
+        /* The last rows' output binding runs to the end of the buffer, so an
+         * out-of-bounds write is visible after the tensor (q4vk_range_to_end). */
+        d[c].bind[out_bind].range =
+            c + 1 == n_disp ? q4vk_range_to_end(ctx, bind[out_bind].buf, m0 * out_cols * 4)
+                            : mc * out_cols * 4;
         d[c].push = &push[c];
         q4vk_fold_groups(ctx, push[c].tiles_total, d[c].groups);
     }

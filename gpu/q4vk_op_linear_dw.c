@@ -58,7 +58,7 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
     dw_push push = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)tiles_n, (uint32_t)tiles};
     d.bind[0] = (q4vk_binding){a->dout, 0, M * N * 4};
     d.bind[1] = (q4vk_binding){a->x, 0, M * K * 4};
-    d.bind[2] = (q4vk_binding){a->dw, 0, N * K * 4};
+    d.bind[2] = (q4vk_binding){a->dw, 0, q4vk_range_to_end(ctx, a->dw, 0)};
     d.push = &push;
     q4vk_fold_groups(ctx, tiles, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);

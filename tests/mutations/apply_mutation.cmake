@@ -1,0 +1,35 @@
+# apply_mutation.cmake: writes OUT, the built-in kernel named by MUT's "kernel:" line
+# with each "replace:" line's text replaced by the following "with:" line's text.
+# An "inline:" line pastes an include file of the kernel in place of its #include,
+# so that a replacement can reach shared code. "\n" in a "with:" text is a newline.
+# A replace text that no longer occurs in the kernel is an error, so a mutation can
+# never silently turn into an unmodified copy of the kernel.
+#   cmake -DMUT=file.mutation -DSHADERS=gpu/shaders -DOUT=file.comp -P apply_mutation.cmake
+# Lines are split by hand: file(STRINGS) would also split them at every ';'.
+file(READ ${MUT} raw)
+string(REPLACE ";" "<semicolon>" raw "${raw}")
+string(REPLACE "\n" ";" lines "${raw}")
+set(from "")
+foreach(line IN LISTS lines)
+  string(REPLACE "<semicolon>" ";" line "${line}")
+  if(line MATCHES "^kernel: *(.+)$")
+    set(kernel ${CMAKE_MATCH_1})
+    file(READ ${SHADERS}/${kernel}.comp text)
+  elseif(line MATCHES "^inline: *(.+)$")
+    file(READ ${SHADERS}/${CMAKE_MATCH_1} included)
+    string(REPLACE "#include \"${CMAKE_MATCH_1}\"" "${included}" text "${text}")
+  elseif(line MATCHES "^replace: (.+)$")
+    set(from "${CMAKE_MATCH_1}")
+  elseif(line MATCHES "^with: (.*)$")
+    string(FIND "${text}" "${from}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${MUT}: '${from}' does not occur in ${kernel}.comp; update the mutation")
+    endif()
+    string(REPLACE "\\n" "\n" to "${CMAKE_MATCH_1}")
+    string(REPLACE "${from}" "${to}" text "${text}")
+  endif()
+endforeach()
+if(NOT kernel)
+  message(FATAL_ERROR "${MUT}: no 'kernel:' line")
+endif()
+file(WRITE ${OUT} "${text}")
