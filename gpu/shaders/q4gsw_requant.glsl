@@ -1,33 +1,70 @@
 // q4gsw_requant.glsl: the code of one latent weight, shared by the two requant kernels.
 //
-// code = clamp(roundEven(x / s), -8, 7) + 8, and 8 where s == 0 (SPEC §2).
-// GLSL's x / s may be 2.5 ULP off, which can move the quotient across a rounding
-// tie or a clamp edge, so the division only proposes a candidate q0 (clamped to
-// [-8, 7] first, so an infinite or huge quotient never makes inf - inf) and the
-// remainder x - q0*s decides, computed exactly where it matters from operations
-// Vulkan rounds correctly (+, -, *; `precise` forbids fusing or reordering them):
-//   s = s_hi + s_lo, each at most 12 significant bits (s_hi: s with its low 12
-//   mantissa bits cleared), so q0*s_hi and q0*s_lo are exact (|q0| <= 8: 4 bits);
-//   r1 = x - q0*s_hi is exact near a tie (x and q0*s_hi within a factor 2, Sterbenz)
-//   and the true remainder is r1 - q0*s_lo;
-//   2|r| - |s| = (2|r1| - |s|) - 2 sign(r1) q0*s_lo, compared without rounding.
-// So the code equals IEEE roundEven of the exact quotient for every scale, not only
-// powers of two, as long as nothing here is a denormal (flushed): a latent below
-// 2^-126 with a scale near 2^-126, or a scale below 2^-114 near a tie.
+// code = clamp(roundEven(x / s), -8, 7) + 8, and 8 where s == 0 (SPEC §2), equal to
+// IEEE roundEven of the exact quotient for every input, whatever the driver's
+// division (2.5 ULP) and denormal mode. Only +, -, * (correctly rounded in Vulkan;
+// `precise` forbids fusing or reordering them) and bit operations decide:
+//  1. Both operands are rescaled by 2^-e, e the exponent of s, from their bits:
+//     s' = s / 2^e in +-[1, 2), x' = x / 2^e = mantissa * 2^k, built as an integer
+//     times normal powers of two, so it is exact, a denormal x included; x' / s' is
+//     the same quotient, and no intermediate below is a denormal near a tie.
+//  2. The division only proposes q0 (clamped to [-8, 7] first); the remainder
+//     x' - q0*s' decides, exactly: s' = s_hi + s_lo with 12 significant bits each,
+//     so q0*s_hi and q0*s_lo are exact (|q0| <= 8); r1 = x' - q0*s_hi is exact near
+//     a tie (Sterbenz) and the true remainder is r1 - q0*s_lo; then
+//     2|r| - |s'| = (2|r1| - |s'|) - 2 sign(r1) q0*s_lo, compared without rounding.
 
-uint q4_code(float x, float s)
+// 2^k for -126 <= k <= 127, from its bits
+float q4_pow2(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
+
+// What q4_code needs of a scale, computed once per scale (the 4 codes of a W_4X8
+// byte lane share one).
+struct q4_scale {
+    uint bits;      // of s
+    int e;          // unbiased exponent of s
+    float sp;       // s / 2^e, +-[1, 2)
+    float s_hi;     // sp with its low 12 mantissa bits cleared
+    float s_lo;     // sp - s_hi, exact
+};
+
+q4_scale q4_scale_prep(float s)
 {
-    if (s == 0.0)
-        return 8u;
-    precise float q0 = clamp(roundEven(x / s), -8.0, 7.0);
-    const float s_hi = uintBitsToFloat(floatBitsToUint(s) & 0xFFFFF000u);
-    precise float s_lo = s - s_hi;                 // exact: the low mantissa bits
-    precise float r1 = x - q0 * s_hi;              // exact near a tie
-    precise float lo = q0 * s_lo;                  // true remainder: r1 - lo
-    precise float e = 2.0 * abs(r1) - abs(s);      // exact near a tie (Sterbenz)
+    q4_scale c;
+    c.bits = floatBitsToUint(s);
+    c.e = int((c.bits >> 23) & 0xFFu) - 127;
+    c.sp = uintBitsToFloat((c.bits & 0x807FFFFFu) | 0x3F800000u);
+    c.s_hi = uintBitsToFloat(floatBitsToUint(c.sp) & 0xFFFFF000u);
+    c.s_lo = c.sp - c.s_hi;   // exact: the low mantissa bits (no rounding to forbid)
+    return c;
+}
+
+uint q4_code_s(float x, q4_scale c)
+{
+    if (c.bits << 1 == 0u)
+        return 8u;                 // s == +-0
+    const uint xb = floatBitsToUint(x);
+    const bool neg = ((xb ^ c.bits) & 0x80000000u) != 0u;     // the quotient's sign
+    const uint xe = (xb >> 23) & 0xFFu;
+    const uint xm = (xb & 0x007FFFFFu) | (xe != 0u ? 0x00800000u : 0u);
+    // x = xm * 2^(max(xe,1) - 150), so x' = x / 2^e = xm * 2^k
+    const int k = int(max(xe, 1u)) - 150 - c.e;
+    if (xe == 255u || (xm != 0u && k > 100))
+        return neg ? 0u : 15u;     // infinite x, or |x / s| > 2^100: clamps (NaN is out of contract)
+    if (xm == 0u || k < -200)
+        return 8u;                 // |x / s| < 2^-176: rounds to 0
+    const int k1 = max(k, -126);
+    precise float xp = float(xm) * q4_pow2(k1);                // exact: normal result
+    xp = xp * q4_pow2(k - k1);                                 // k - k1 in [-74, 0]
+    if ((xb & 0x80000000u) != 0u)
+        xp = -xp;
+
+    precise float q0 = clamp(roundEven(xp / c.sp), -8.0, 7.0);
+    precise float r1 = xp - q0 * c.s_hi;           // exact near a tie
+    precise float lo = q0 * c.s_lo;                // true remainder: r1 - lo
+    precise float e = 2.0 * abs(r1) - abs(c.sp);   // exact near a tie (Sterbenz)
     precise float f = (r1 < 0.0 ? -2.0 : 2.0) * lo;
-    // 2|r| - |s| = e - f: > 0 the other neighbour is nearer, == 0 a tie
-    const float dir = ((r1 < 0.0) != (s < 0.0)) ? -1.0 : 1.0;   // toward the true quotient
+    // 2|r| - |s'| = e - f: > 0 the other neighbour is nearer, == 0 a tie
+    const float dir = ((r1 < 0.0) != (c.sp < 0.0)) ? -1.0 : 1.0;   // toward the true quotient
     if (e > f || (e == f && (int(q0 + dir) & 1) == 0))
         q0 += dir;
     return uint(int(clamp(q0, -8.0, 7.0)) + 8);

@@ -36,10 +36,14 @@ void main()
     // row and column of this word's first code (8 | K or the word spans two rows)
     uint n = pc.n0 + (8u * i) / pc.K, k = (8u * i) % pc.K;
     const vec4 x[2] = {latent4[pc.lat_off / 4u + 2u * i], latent4[pc.lat_off / 4u + 2u * i + 1u]};
+    // each half word (4 codes from a multiple of 4 in K) lies in one row and one group
     uint word_v = 0u;
-    for (uint j = 0u; j < 8u; j++) {
-        word_v |= q4_code(x[j >> 2][j & 3u], scales[(k / pc.gs) * pc.N + n]) << (4u * j);
-        if (++k == pc.K) { k = 0u; n++; }
+    for (uint h = 0u; h < 2u; h++) {
+        const q4_scale c = q4_scale_prep(scales[(k / pc.gs) * pc.N + n]);
+        for (uint j = 0u; j < 4u; j++)
+            word_v |= q4_code_s(x[h][j], c) << (4u * (4u * h + j));
+        k += 4u;
+        if (k == pc.K) { k = 0u; n++; }
     }
     flat_w[pc.out_off + i] = word_v;
 }

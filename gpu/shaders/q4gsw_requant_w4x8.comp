@@ -56,12 +56,11 @@ void main()
     // vec4 index of (n, 4*k4) in the latent window; row n+1 is K/4 vec4 further
     const uint v = (pc.lat_off + (n - 8u * pc.n8_0) * pc.K) / 4u + k4;
     const vec4 x0 = latent4[v], x1 = latent4[v + K4];
+    // gs % 4 == 0: the 4 K of a word share one group, so one scale per row
+    const uint si = (4u * k4 / pc.gs) * pc.N + n;
+    const q4_scale c0 = q4_scale_prep(scales[si]), c1 = q4_scale_prep(scales[si + 1u]);
     uint word_v = 0u;
-    for (uint b = 0u; b < 4u; b++) {
-        const uint si = ((4u * k4 + b) / pc.gs) * pc.N + n;
-        const uint lo = q4_code(x0[b], scales[si]);
-        const uint hi = q4_code(x1[b], scales[si + 1u]);
-        word_v |= (lo | (hi << 4)) << (8u * b);
-    }
+    for (uint b = 0u; b < 4u; b++)
+        word_v |= (q4_code_s(x0[b], c0) | (q4_code_s(x1[b], c1) << 4)) << (8u * b);
     w[word] = word_v;
 }

@@ -537,6 +537,12 @@ START_TEST(requant_zero_scales_and_infinities)
     lat[9] = -INFINITY;
     lat[15] = 3e38f;            /* over the smallest normal scale: the quotient overflows */
     lat[13] = -3e38f;
+    /* row 3, group 0 has the scale 2^-126: denormal latents, which a driver may flush
+     * in arithmetic, still give their exact codes (the kernel rescales from the bits) */
+    lat[24] = 0x1.8p-127f;      /* 0.75 -> 1 */
+    lat[25] = -0x1p-127f;       /* -0.5 -> 0, a tie */
+    lat[26] = 0x1.8p-126f;      /* 1.5 -> 2, a tie, normal */
+    lat[27] = 0x1p-149f;        /* 2^-23 -> 0 */
     ck_assert_int_eq(requant_case(lat, sc, N, K, gs, 1, 0), 0);
     /* every element of a zero-scale (row, group) is code 8: row 0, group 0 */
     uint8_t code[32], alt[32];
@@ -544,6 +550,10 @@ START_TEST(requant_zero_scales_and_infinities)
     ck_assert_int_eq(q4ref_requant_truth(lat, sc, N, K, gs, code, alt, &err), Q4_OK);
     for (int k = 0; k < 4; k++)
         ck_assert_int_eq(code[k], 8);
+    ck_assert_int_eq(code[24], 9);
+    ck_assert_int_eq(code[25], 8);
+    ck_assert_int_eq(code[26], 10);
+    ck_assert_int_eq(code[27], 8);
 }
 END_TEST
 
