@@ -77,10 +77,11 @@ q4_status q4vk_adamw_step_limit(q4vk_context *ctx, const q4vk_adamw_args *a,
         push[c] = (adamw_push){(uint32_t)n, a->lr, a->beta1, a->beta2, a->eps,
                                a->wd, a->bc1, a->bc2};
         d[c].pipe = pipe;
-        d[c].bind[0] = (q4vk_binding){a->param, e0 * 4, n * 4};
+        /* the updated tensors are bound to the end of their buffers (q4vk_ew_to_end) */
+        d[c].bind[0] = (q4vk_binding){a->param, e0 * 4, q4vk_ew_to_end(a->param, e0 * 4, lim)};
         d[c].bind[1] = (q4vk_binding){a->grad, e0 * 4, n * 4};
-        d[c].bind[2] = (q4vk_binding){a->m, e0 * 4, n * 4};
-        d[c].bind[3] = (q4vk_binding){a->v, e0 * 4, n * 4};
+        d[c].bind[2] = (q4vk_binding){a->m, e0 * 4, q4vk_ew_to_end(a->m, e0 * 4, lim)};
+        d[c].bind[3] = (q4vk_binding){a->v, e0 * 4, q4vk_ew_to_end(a->v, e0 * 4, lim)};
         d[c].push = &push[c];
         q4vk_fold_groups(ctx, (inv + ADAMW_WG - 1) / ADAMW_WG, d[c].groups);
     }

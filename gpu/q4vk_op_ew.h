@@ -62,6 +62,17 @@ static inline q4_status q4vk_ew_fits(const char *name, uint64_t bytes, uint64_t 
     return Q4_OK;
 }
 
+/* Range for an output binding at `offset`: to the end of the buffer (a multiple of 4,
+ * at most `limit`), not the tensor's exact size, so that an out-of-bounds write of a
+ * kernel lands in the caller's guard words, where a test sees it, instead of being
+ * dropped by the driver's bounds checks (as q4vk_range_to_end, with the launcher's
+ * own limit so the _limit entry points stay honest). */
+static inline uint64_t q4vk_ew_to_end(const q4vk_buffer *b, uint64_t offset, uint64_t limit)
+{
+    uint64_t size = q4vk_buffer_size(b), rest = size > offset ? size - offset : 0;
+    return (rest < limit ? rest : limit) & ~(uint64_t)3;
+}
+
 /* The binding alignment used for sub-range offsets: minStorageBufferOffsetAlignment,
  * at least 16 so that a vec4 view stays 16-byte aligned. */
 static inline uint64_t q4vk_ew_align(const q4vk_context *ctx)

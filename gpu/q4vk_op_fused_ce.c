@@ -106,14 +106,14 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
         d[c].pipe = p_rows;
         d[c].bind[0] = (q4vk_binding){a->logits, off, range};
         d[c].bind[1] = (q4vk_binding){a->labels, 0, R * 4};
-        d[c].bind[2] = (q4vk_binding){a->dlogits, off, range};
+        d[c].bind[2] = (q4vk_binding){a->dlogits, off, q4vk_ew_to_end(a->dlogits, off, lim)};
         d[c].bind[3] = (q4vk_binding){row_loss, 0, R * 4};
         d[c].push = &push[c];
         q4vk_fold_groups(ctx, rows, d[c].groups);
     }
     d[n_chunks].pipe = p_sum;
     d[n_chunks].bind[0] = (q4vk_binding){row_loss, 0, R * 4};
-    d[n_chunks].bind[1] = (q4vk_binding){a->loss, 0, 4};
+    d[n_chunks].bind[1] = (q4vk_binding){a->loss, 0, q4vk_ew_to_end(a->loss, 0, lim)};
     d[n_chunks].push = &sum_push;
     d[n_chunks].groups[0] = d[n_chunks].groups[1] = d[n_chunks].groups[2] = 1;
     st = q4vk_run(ctx, d, (int)(n_chunks + 1), t, err);

@@ -109,7 +109,7 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
             d[nd].pipe = p_w;
             d[nd].bind[0] = latent;
             d[nd].bind[1] = scales;
-            d[nd].bind[2] = (q4vk_binding){a->w, 0, w_bytes};
+            d[nd].bind[2] = (q4vk_binding){a->w, 0, q4vk_ew_to_end(a->w, 0, lim)};
             d[nd].push = &pw[c];
             q4vk_fold_groups(ctx, (inv + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
             nd++;
@@ -124,7 +124,7 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
             d[nd].pipe = p_flat;
             d[nd].bind[0] = latent;
             d[nd].bind[1] = scales;
-            d[nd].bind[2] = (q4vk_binding){a->flat, foff, fstart - foff + words * 4};
+            d[nd].bind[2] = (q4vk_binding){a->flat, foff, q4vk_ew_to_end(a->flat, foff, lim)};
             d[nd].push = &pf[c];
             q4vk_fold_groups(ctx, (words + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
             nd++;
