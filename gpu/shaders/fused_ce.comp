@@ -15,7 +15,7 @@
 // exact zeros and loss 0 without reading the logits.
 #version 450
 
-layout(local_size_x_id = 0) in;   // a power of two, chosen by the launcher (default 512)
+layout(local_size_x = 512, local_size_x_id = 0) in;   // a power of two, set by the launcher
 
 layout(std430, set = 0, binding = 0) readonly buffer Logits1 { float x1[]; };
 layout(std430, set = 0, binding = 0) readonly buffer Logits4 { vec4 x4[]; };

@@ -290,6 +290,40 @@ START_TEST(ce_label_out_of_range_is_masked)
 }
 END_TEST
 
+START_TEST(ce_scratch_alloc_fails)
+{
+    /* the launcher's scratch buffer (per-row losses) is the 5th allocation of a fresh
+     * context: its failure comes back as the runtime's error, and the context and
+     * the launcher still work afterwards */
+    q4vk_context *main_ctx = ctx;
+    q4vk_options opt = {0};
+    q4_error err = {0};
+    opt.faults.fail_alloc_at = 5;
+    ck_assert_msg(q4vk_create(&opt, &ctx, &err) == Q4_OK, "%s", err.msg);
+    float x[2 * 8] = {1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4, -5, -6, -7, -8}, dl[16], loss;
+    int32_t l[2] = {3, 0};
+    double dv[16], db[16], lv, lb;
+    q4vk_buffer *bx = raw_buf(sizeof x), *bl = raw_buf(sizeof l), *bloss = raw_buf(4);
+    q4vk_buffer *bd = raw_buf(sizeof dl);
+    CK_OK(q4vk_upload(ctx, bx, 0, x, sizeof x, &err_));
+    CK_OK(q4vk_upload(ctx, bl, 0, l, sizeof l, &err_));
+    q4vk_ce_args a = {bx, bl, bloss, bd, 2, 8, 2.0f};
+    CK_FAILS(Q4_ERR_RESOURCE, "injected fault at allocation 5", q4vk_fused_ce(ctx, &a, NULL, &err_));
+    CK_OK(q4vk_fused_ce(ctx, &a, NULL, &err_));
+    CK_OK(q4vk_download(ctx, bd, 0, dl, sizeof dl, &err_));
+    CK_OK(q4vk_download(ctx, bloss, 0, &loss, 4, &err_));
+    CK_OK(q4ref_fused_ce_truth(x, l, 2, 8, 2.0f, &lv, &lb, dv, db, &err_));
+    judge("dlogits", dl, dv, db, 16);
+    judge("loss", &loss, &lv, &lb, 1);
+    q4vk_buffer_destroy(ctx, bx);
+    q4vk_buffer_destroy(ctx, bl);
+    q4vk_buffer_destroy(ctx, bloss);
+    q4vk_buffer_destroy(ctx, bd);
+    q4vk_destroy(ctx);
+    ctx = main_ctx;
+}
+END_TEST
+
 START_TEST(ce_bad_args)
 {
     q4vk_buffer *bx = raw_buf(40 * 4), *bl = raw_buf(4 * 4);
@@ -696,6 +730,7 @@ static Suite *make_suite(const char *name)
         ADD(s, ce_many_rows);
         ADD(s, ce_split_rows);
         ADD(s, ce_label_out_of_range_is_masked);
+        ADD(s, ce_scratch_alloc_fails);
         ADD(s, ce_bad_args);
     } else if (!strcmp(name, "adamw")) {
         ADD(s, adamw_steps);
