@@ -133,13 +133,9 @@ typedef struct q4vk_spec {
 } q4vk_spec;
 
 /* The pipeline of kernel k with `spec` (NULL = none), made on first use and owned by
- * the context until q4vk_destroy. (Named _get: C has one namespace for typedefs and
- * functions, so a function cannot be called q4vk_pipeline like the type; the macro
- * keeps calls spelled q4vk_pipeline(...) working, since a type use is never
- * followed by '('.) */
+ * the context until q4vk_destroy. */
 q4_status q4vk_pipeline_get(q4vk_context *ctx, const q4vk_kernel *k, const q4vk_spec *spec,
                             q4vk_pipeline **out, q4_error *err);
-#define q4vk_pipeline(ctx, k, spec, out, err) q4vk_pipeline_get(ctx, k, spec, out, err)
 
 typedef struct q4vk_binding {
     q4vk_buffer *buf;
