@@ -11,6 +11,7 @@
  * The order below: public entry, argument checks, the two variants, the dispatcher. */
 #include <inttypes.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "q4vk_op_linear.h"
 
@@ -72,8 +73,9 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
     /* 256 invocations (128 where that is the device's most): 2 lanes along N8 x KT
      * slices along K, each with U blocks in flight (fewer as M's accumulators grow);
      * KT shrinks on short K so that slices are not left idle. */
-    const uint32_t ns = 2, sg = info->subgroup_size;
-    const uint32_t u = M <= 2 ? 8 : M <= 4 ? 4 : 2;
+    const uint32_t ns = getenv("Q4X_FNS") ? (uint32_t)atoi(getenv("Q4X_FNS")) : 2, sg = info->subgroup_size;
+    uint32_t u = M <= 2 ? 8 : M <= 4 ? 4 : 2;
+    if (getenv("Q4X_FU")) u = (uint32_t)atoi(getenv("Q4X_FU"));
     uint32_t kt = (info->max_invocations >= 256 ? 256 : 128) / ns;
     while (kt > 16 && kt / 2 * ns >= sg && (uint64_t)(kt / 2) * u >= K4)
         kt /= 2;
@@ -121,16 +123,33 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_TILED, &spec, &pipe, err)))
         return st;
     const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    q4vk_binding bind[5] = {
+    /* Binding 5 (the split-K partials) takes the scales when the GEMM is not split:
+     * the kernel never touches it then. */
+    q4vk_binding bind[6] = {
         {a->x, 0, 0},
         {a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4},
         {a->scales, 0, s_bytes},
         a->bias ? (q4vk_binding){a->bias, 0, N * 4} : (q4vk_binding){a->scales, 0, s_bytes},
         {a->y, 0, 0},
+        {a->scales, 0, s_bytes},
     };
     q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
-                          (uint32_t)q4_n8(a->N), a->bias != NULL, 0, 0};
-    return q4vk_lin_run_rows(ctx, pipe, bind, 5, 0, K, 4, N, &base, &tile, rows, t, err);
+                          (uint32_t)q4_n8(a->N), a->bias != NULL, 0, 0, 1, (uint32_t)K};
+
+    /* Split-K over K when there are too few tiles to fill the device (M = 512). */
+    uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, N, K);
+    if (splits > 1 && rows == M) {
+        bool ran;
+        base.split_depth = (uint32_t)((K + splits - 1) / splits + tile.bk - 1) / tile.bk * tile.bk;
+        base.splits = (uint32_t)((K + base.split_depth - 1) / base.split_depth);
+        bind[0].range = M * K * 4;
+        if ((st = q4vk_lin_run_split(ctx, pipe, bind, 6, 5, 4, N, &base, &tile, a->bias, lim,
+                                     &ran, t, err)) || ran)
+            return st;
+        base.splits = 1;
+        base.split_depth = (uint32_t)K;
+    }
+    return q4vk_lin_run_rows(ctx, pipe, bind, 6, 0, K, 4, N, &base, &tile, rows, t, err);
 }
 
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,

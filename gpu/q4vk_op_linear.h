@@ -26,6 +26,7 @@ typedef struct q4vk_linear_opts {
     const char *variant;           /* kernel to run (e.g. "linear_q4gsw_gemv"); NULL = choose */
     const q4vk_gemm_tile *tile;    /* tiled kernels: tile shape; NULL = choose */
     uint64_t max_binding;          /* largest binding in bytes; 0 = maxStorageBufferRange */
+    uint32_t splits;               /* tiled forward/backward: depth slices (split-K); 0 = choose */
 } q4vk_linear_opts;
 
 /* Kernel names (= variant names). gemv variants take M <= Q4VK_GEMV_MAX_M. */
@@ -35,6 +36,7 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_BWD_TILED "linear_q4gsw_backward_tiled"
 #define Q4VK_K_BWD_GEMV "linear_q4gsw_backward_gemv"
 #define Q4VK_K_DW_TILED "linear_dw_tiled"
+#define Q4VK_K_SPLITK_REDUCE "linear_splitk_reduce"   /* second pass of a split-K GEMM */
 #define Q4VK_GEMV_MAX_M 8
 
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
@@ -49,14 +51,19 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
 
 /* The tile for a rows x cols output on this device: 128x128 with BK = big_bk (or 8
  * where shared memory is short) when that still gives enough workgroups to fill a
- * large GPU, else 64x64. The best BK differs per kernel (H200: 16 for the forward,
- * 8 for the backward and dW). */
+ * large GPU, else 64x64. The best BK differs per kernel (H200: 16 for the forward
+ * and the backward, 8 for dW). */
 q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols,
                                    uint32_t big_bk);
 /* Q4_ERR_ARG unless the tile is well formed and fits the device (invocations,
  * shared memory). */
 q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_tile *tile,
                                q4_error *err);
+/* Depth slices (split-K) for a rows x cols output over `depth` with this tile: the
+ * count that fills the rounds of workgroups of a large GPU best, net of the partial
+ * outputs' traffic (1 for large outputs; q4vk_op_linear_common.c has the model). */
+uint32_t q4vk_gemm_pick_splits(const q4vk_gemm_tile *tile, uint64_t rows, uint64_t cols,
+                               uint64_t depth);
 /* Specialisation constants 0..5 of q4_gemm.glsl: WG, BM, BN, BK, TM, TN. */
 void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec);
 uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile);
@@ -77,9 +84,10 @@ q4_status q4vk_lin_fits(const char *name, uint64_t bytes, uint64_t limit, q4_err
 uint64_t q4vk_lin_split_rows(uint64_t rows, uint64_t c1, uint64_t c2, uint64_t limit,
                              uint64_t align);
 /* Push constants of linear_q4gsw_tiled and linear_q4gsw_backward_tiled (same layout;
- * flag = has_bias for the forward, unused by the backward). */
+ * flag = has_bias for the forward, unused by the backward; tiles_total per slice;
+ * splits = 1 and split_depth = the depth when the GEMM is not split). */
 typedef struct q4vk_lin_push {
-    uint32_t M, N, K, gs, N8, flag, tiles_n, tiles_total;
+    uint32_t M, N, K, gs, N8, flag, tiles_n, tiles_total, splits, split_depth;
 } q4vk_lin_push;
 /* Runs a tiled kernel over base->M rows in dispatches of at most rows_per rows:
  * bindings in_bind ([M, in_cols]) and out_bind ([M, out_cols], the output) are
@@ -90,6 +98,17 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_b
                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
                             const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
                             q4_error *err);
+/* Runs a tiled kernel split over its depth in one dispatch of all base->M rows, then
+ * linear_splitk_reduce: splits slices of split_depth (base) write their partial
+ * [M, out_cols] outputs to a scratch buffer bound at p_bind, and the reduce adds them
+ * in slice order (plus `bias` [out_cols] when non-NULL) into bind[out_bind]. Q4_OK
+ * with *ran = false, running nothing, when the scratch does not fit one binding of
+ * `limit` bytes or one allocation. */
+q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
+                             uint32_t n_bind, uint32_t p_bind, uint32_t out_bind,
+                             uint64_t out_cols, const q4vk_lin_push *base,
+                             const q4vk_gemm_tile *tile, q4vk_buffer *bias, uint64_t limit,
+                             bool *ran, q4vk_timing *t, q4_error *err);
 /* Whether the gemv kernels can run: subgroup arithmetic in compute, and a subgroup
  * size (a power of two, 4..128) that divides their workgroups. */
 bool q4vk_lin_gemv_ok(const q4vk_device_info *info);

@@ -13,6 +13,7 @@
  * The order below: public entry, argument checks, the two variants, the dispatcher. */
 #include <inttypes.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "q4vk_op_linear.h"
 
@@ -72,8 +73,10 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
                        "%u); this device lacks it", Q4VK_K_BWD_GEMV, info->subgroup_size);
     /* R k4 rows x U block columns in flight per invocation; R > 1 shares the dout
      * loads. Fewer as M's accumulators and dout registers grow. */
-    const uint32_t r = M == 1 ? 4 : M <= 4 ? 2 : 1;
-    const uint32_t u = M <= 2 ? 2 : 1;
+    uint32_t r = M == 1 ? 4 : M <= 4 ? 2 : 1;
+    uint32_t u = M <= 2 ? 2 : 1;
+    if (getenv("Q4X_BR")) r = (uint32_t)atoi(getenv("Q4X_BR"));
+    if (getenv("Q4X_BU")) u = (uint32_t)atoi(getenv("Q4X_BU"));
     const uint32_t sg = info->subgroup_size;
     /* 256 invocations (128 where that is the device's most): L lanes along N8 (a
      * multiple of the subgroup, at least 32: a subgroup reads 512 contiguous bytes)
@@ -109,9 +112,11 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
-    /* H200: BK 16 wins while there are few 128x128 tiles (M = 512: 48% vs 38% of the
-     * FMA rate), BK 8 once there are many (M = 4096: 53% vs 45%). */
-    const uint32_t bk = (M + 127) / 128 * ((K + 127) / 128) >= 512 ? 8 : 16;
+    /* H200, BK 16 against 8 at M = 4096: 51-56% of the FMA rate on all five perf
+     * shapes, against 62-64% on three and 29-44% (erratic, p10-p90 spread up to 117%)
+     * at N = 11008 and at gs = 32. A step of BK 16 reads whole 32-byte sectors of
+     * W_4X8 (two blocks per k4 row), BK 8 half sectors. At M = 512 BK 16 won too. */
+    const uint32_t bk = 16;
     q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K, bk);
     if ((st = q4vk_gemm_check_tile(info, &tile, err)))
         return st;
@@ -127,15 +132,33 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     q4vk_pipeline *pipe;
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_BWD_TILED, &spec, &pipe, err)))
         return st;
-    q4vk_binding bind[4] = {
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
+    /* Binding 4 (the split-K partials) takes the scales when the GEMM is not split:
+     * the kernel never touches it then. */
+    q4vk_binding bind[5] = {
         {a->dout, 0, 0},
         {a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4},
-        {a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4},
+        {a->scales, 0, s_bytes},
         {a->dx, 0, 0},
+        {a->scales, 0, s_bytes},
     };
     q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
-                          (uint32_t)q4_n8(a->N), 0, 0, 0};
-    return q4vk_lin_run_rows(ctx, pipe, bind, 4, 0, N, 3, K, &base, &tile, rows, t, err);
+                          (uint32_t)q4_n8(a->N), 0, 0, 0, 1, (uint32_t)N};
+
+    /* Split-K over N when there are too few tiles to fill the device (M = 512). */
+    uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, K, N);
+    if (splits > 1 && rows == M) {
+        bool ran;
+        base.split_depth = (uint32_t)((N + splits - 1) / splits + tile.bk - 1) / tile.bk * tile.bk;
+        base.splits = (uint32_t)((N + base.split_depth - 1) / base.split_depth);
+        bind[0].range = M * N * 4;
+        if ((st = q4vk_lin_run_split(ctx, pipe, bind, 5, 4, 3, K, &base, &tile, NULL, lim,
+                                     &ran, t, err)) || ran)
+            return st;
+        base.splits = 1;
+        base.split_depth = (uint32_t)N;
+    }
+    return q4vk_lin_run_rows(ctx, pipe, bind, 5, 0, N, 3, K, &base, &tile, rows, t, err);
 }
 
 q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_bwd_args *a,

@@ -14,6 +14,21 @@
  * H200 (132 SMs): 128x128 still wins at 128 tiles (M = 512, N = 4096). */
 #define BIG_TILES_MIN 64
 
+/* Split-K (q4_gemm.glsl). Measured on an H200 (132 SMs; M = 512, tiles 128x128):
+ * one 128x128 workgroup per SM runs as fast as two, so the time goes with the number
+ * of rounds of GPU_SLOTS workgroups: 64 tiles use half the SMs (33% of the FMA rate
+ * unsplit, 61% in 2 slices), 128 tiles fill them once (67% unsplit, 56% in 2 slices),
+ * 344 tiles take 3 rounds of which the last is partly idle (55% unsplit, 62% in 3
+ * slices = 8 full rounds). Each slice also costs 8 bytes of partial output traffic
+ * per output element against 2 * depth / s flops: at 14 flops per byte (H200 FMA rate
+ * over copy bandwidth) that is SPLIT_COST / depth of the time per slice. The picker
+ * takes the slice count with the least modelled time, slices no shallower than
+ * SPLIT_DEPTH_MIN. */
+#define GPU_SLOTS 132
+#define SPLITS_MAX 8
+#define SPLIT_DEPTH_MIN 512
+#define SPLIT_COST 56.0
+
 uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile)
 {
     /* q4_gemm.glsl: two buffers of BK rows of (BM/4 + 1) and (BN/4 + 1) vec4. */
@@ -65,6 +80,25 @@ q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, 
         return small;
     /* Vulkan guarantees 128 invocations and 16 KiB of shared memory, no more. */
     return (q4vk_gemm_tile){64, 64, 8, 8, 4};
+}
+
+uint32_t q4vk_gemm_pick_splits(const q4vk_gemm_tile *tile, uint64_t rows, uint64_t cols,
+                               uint64_t depth)
+{
+    const uint64_t tiles =
+        ((rows + tile->bm - 1) / tile->bm) * ((cols + tile->bn - 1) / tile->bn);
+    uint32_t best = 1;
+    double best_t = 0;
+    for (uint32_t s = 1; s <= SPLITS_MAX && (s == 1 || depth / s >= SPLIT_DEPTH_MIN); s++) {
+        /* Rounds of full-depth work: rounds of slices, each 1/s deep; plus the partials. */
+        const uint64_t rounds = (tiles * s + GPU_SLOTS - 1) / GPU_SLOTS;
+        const double t = (double)rounds / s * (1.0 + (s > 1 ? SPLIT_COST * s / (double)depth : 0));
+        if (s == 1 || t < best_t * 0.98) {   /* a slice more must gain at least 2% */
+            best = s;
+            best_t = t;
+        }
+    }
+    return best;
 }
 
 void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec)
@@ -159,6 +193,59 @@ uint64_t q4vk_lin_split_rows(uint64_t rows, uint64_t c1, uint64_t c2, uint64_t l
     uint64_t step = s1 / gcd64(s1, s2) * s2;
     uint64_t fit = limit / (4 * wide) / step * step;
     return fit < rows ? fit : rows;
+}
+
+/* What linear_splitk_reduce.comp reads as push constants. */
+typedef struct reduce_push {
+    uint32_t count4, cols4, splits, has_bias;
+} reduce_push;
+
+q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
+                             uint32_t n_bind, uint32_t p_bind, uint32_t out_bind,
+                             uint64_t out_cols, const q4vk_lin_push *base,
+                             const q4vk_gemm_tile *tile, q4vk_buffer *bias, uint64_t limit,
+                             bool *ran, q4vk_timing *t, q4_error *err)
+{
+    const q4vk_device_info *info = q4vk_info(ctx);
+    const uint64_t M = base->M, count = M * out_cols;
+    const uint64_t p_bytes = (uint64_t)base->splits * count * 4;
+    q4vk_pipeline *p_red;
+    q4vk_buffer *part = NULL;
+    q4_status st;
+    *ran = false;
+    if (p_bytes > limit || (info->max_alloc_bytes && p_bytes > info->max_alloc_bytes))
+        return Q4_OK;
+    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_SPLITK_REDUCE, NULL, &p_red, err)) ||
+        (st = q4vk_buffer_create(ctx, (size_t)p_bytes, &part, err)))
+        return st;
+
+    q4vk_lin_push push = *base;
+    push.tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
+    push.tiles_total = (uint32_t)((M + tile->bm - 1) / tile->bm) * push.tiles_n;
+    reduce_push rp = {(uint32_t)(count / 4), (uint32_t)(out_cols / 4), base->splits,
+                      bias != NULL};
+    q4vk_dispatch d[2] = {{0}};
+    d[0].pipe = pipe;
+    for (uint32_t b = 0; b < n_bind; b++)
+        d[0].bind[b] = bind[b];
+    d[0].bind[p_bind] = (q4vk_binding){part, 0, p_bytes};
+    /* Bound but not written by the GEMM pass; the reduce writes it (to the end of its
+     * buffer, so an out-of-bounds write reaches the guard words). */
+    d[0].bind[out_bind] = (q4vk_binding){bind[out_bind].buf, 0,
+                                         q4vk_range_to_end(ctx, bind[out_bind].buf, 0)};
+    d[0].push = &push;
+    q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * base->splits, d[0].groups);
+    d[1].pipe = p_red;
+    d[1].bind[0] = (q4vk_binding){part, 0, p_bytes};
+    d[1].bind[1] = bias ? (q4vk_binding){bias, 0, out_cols * 4} : (q4vk_binding){part, 0, p_bytes};
+    d[1].bind[2] = d[0].bind[out_bind];
+    d[1].push = &rp;
+    q4vk_fold_groups(ctx, (count / 4 + 255) / 256, d[1].groups);
+    st = q4vk_run(ctx, d, 2, t, err);
+    q4vk_buffer_destroy(ctx, part);
+    if (st == Q4_OK)
+        *ran = true;
+    return st;
 }
 
 bool q4vk_lin_gemv_ok(const q4vk_device_info *info)

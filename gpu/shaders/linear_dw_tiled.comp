@@ -21,6 +21,8 @@ layout(push_constant) uniform P {
 #define G_DEPTH pc.M
 #define G_TILES_N pc.tiles_n
 #define G_TILES_TOTAL pc.tiles_total
+#define G_SPLITS 1u                   // dW has depth M and enough tiles: never split
+#define G_SPLIT_DEPTH pc.M
 #include "q4_gemm.glsl"
 
 // A: BK depth rows (m) x BM/4 vec4 along N.
@@ -73,7 +75,7 @@ void stage_b(uint buf)
     }
 }
 
-void store_c(uint row, uint col, vec4 v)
+void store_c(uint slice, uint row, uint col, vec4 v)
 {
     dw4[(row * pc.K + col) / 4u] = v;
 }

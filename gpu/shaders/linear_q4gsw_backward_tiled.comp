@@ -1,10 +1,11 @@
-// q4vk: bindings=4 push=32
+// q4vk: bindings=5 push=40
 // linear_q4gsw_backward_tiled.comp: dx[M,K] = dout[M,N] @ dequant(W), for M above the
 // gemv range. The tiled GEMM of q4_gemm.glsl with rows = M, cols = K, depth = N:
 // A = dout (rows m, N contiguous, fetched as vec4 and transposed into shared memory),
 // B[n][k] = W[n][k], fetched one word (2 rows x 4 K) per unit and dequantized with
 // the row's group scale while being staged. BK must be a multiple of 8 (one block
-// of rows).
+// of rows). Split over N (splits > 1), each slice writes its partial dx to P[slice]
+// and linear_splitk_reduce adds them; P is not touched otherwise.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
@@ -13,9 +14,10 @@ layout(set = 0, binding = 0) readonly buffer D { vec4 d4[]; };       // dout [M,
 layout(set = 0, binding = 1) readonly buffer W { uint w1[]; };       // W_4X8
 layout(set = 0, binding = 2) readonly buffer S { vec2 s2[]; };       // [K/gs, N]
 layout(set = 0, binding = 3) writeonly buffer DX { vec4 dx4[]; };    // [M, K]
+layout(set = 0, binding = 4) writeonly buffer P { vec4 p4[]; };      // [splits, M, K]
 
-layout(push_constant) uniform P {
-    uint M, N, K, gs, N8, unused, tiles_n, tiles_total;   // as linear_q4gsw_tiled
+layout(push_constant) uniform Push {   // as linear_q4gsw_tiled
+    uint M, N, K, gs, N8, unused, tiles_n, tiles_total, splits, split_depth;
 } pc;
 
 #define G_ROWS pc.M
@@ -23,6 +25,8 @@ layout(push_constant) uniform P {
 #define G_DEPTH pc.N
 #define G_TILES_N pc.tiles_n
 #define G_TILES_TOTAL pc.tiles_total
+#define G_SPLITS pc.splits
+#define G_SPLIT_DEPTH pc.split_depth
 #include "q4_gemm.glsl"
 #include "q4_w4x8.glsl"
 
@@ -94,7 +98,10 @@ void stage_b(uint buf)
     }
 }
 
-void store_c(uint row, uint col, vec4 v)
+void store_c(uint slice, uint row, uint col, vec4 v)
 {
-    dx4[(row * pc.K + col) / 4u] = v;
+    if (pc.splits > 1u)
+        p4[((slice * pc.M + row) * pc.K + col) / 4u] = v;
+    else
+        dx4[(row * pc.K + col) / 4u] = v;
 }

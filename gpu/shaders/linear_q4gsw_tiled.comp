@@ -1,9 +1,11 @@
-// q4vk: bindings=5 push=32
+// q4vk: bindings=6 push=40
 // linear_q4gsw_tiled.comp: y[M,N] = x[M,K] @ dequant(W)^T (+ bias), for M above the
 // gemv range. The tiled GEMM of q4_gemm.glsl with rows = M, cols = N, depth = K:
 // A = x (rows m, K contiguous, fetched as vec4 and transposed into shared memory),
 // B[k][n] = W[n][k], fetched as half blocks (two words = 4 rows x 4 K) and
-// dequantized with their group's scales while being staged.
+// dequantized with their group's scales while being staged. Split over K (splits > 1),
+// each slice writes its partial y to P[slice] and linear_splitk_reduce adds them and
+// the bias; P is not touched otherwise (the launcher binds any buffer there).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
@@ -13,9 +15,10 @@ layout(set = 0, binding = 1) readonly buffer W { uvec2 w2[]; };      // W_4X8
 layout(set = 0, binding = 2) readonly buffer S { vec4 s4[]; };       // [K/gs, N]
 layout(set = 0, binding = 3) readonly buffer B { vec4 bias4[]; };    // [N] (dummy if !has_bias)
 layout(set = 0, binding = 4) writeonly buffer Y { vec4 y4[]; };      // [M, N]
+layout(set = 0, binding = 5) writeonly buffer P { vec4 p4[]; };      // [splits, M, N]
 
-layout(push_constant) uniform P {
-    uint M, N, K, gs, N8, has_bias, tiles_n, tiles_total;
+layout(push_constant) uniform Push {
+    uint M, N, K, gs, N8, has_bias, tiles_n, tiles_total, splits, split_depth;
 } pc;
 
 #define G_ROWS pc.M
@@ -23,6 +26,8 @@ layout(push_constant) uniform P {
 #define G_DEPTH pc.K
 #define G_TILES_N pc.tiles_n
 #define G_TILES_TOTAL pc.tiles_total
+#define G_SPLITS pc.splits
+#define G_SPLIT_DEPTH pc.split_depth
 #include "q4_gemm.glsl"
 #include "q4_w4x8.glsl"
 
@@ -94,8 +99,12 @@ void stage_b(uint buf)
     }
 }
 
-void store_c(uint row, uint col, vec4 v)
+void store_c(uint slice, uint row, uint col, vec4 v)
 {
+    if (pc.splits > 1u) {
+        p4[((slice * pc.M + row) * pc.N + col) / 4u] = v;
+        return;
+    }
     if (pc.has_bias != 0u)
         v += bias4[col / 4u];
     y4[(row * pc.N + col) / 4u] = v;

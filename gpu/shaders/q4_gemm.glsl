@@ -10,17 +10,30 @@
 //
 // An invocation's rows are TM/4 groups of 4 at stride 4*WM and its columns TN/4
 // groups of 4 at stride 4*WN, so a subgroup's shared-memory reads of A are
-// broadcasts and its reads of B are contiguous (no bank conflicts).
+// broadcasts and its reads of B are contiguous (no bank conflicts). The products are
+// accumulated with fma(): one rounding per term, which the dot-product bound allows
+// (SPEC §3), and a single instruction however the driver treats a*b+c.
+//
+// Split-K: with few output tiles (M = 512 gives 4 rows of 128-row tiles) a large GPU
+// runs out of workgroups long before it runs out of depth. The depth is then cut
+// into G_SPLITS slices of G_SPLIT_DEPTH (a multiple of BK, so no step straddles two
+// slices); the grid holds G_TILES_TOTAL tiles per slice, slice-major, and store_c
+// gets the slice so that the kernel writes each slice's partial tile to a scratch
+// buffer. A second pass (linear_splitk_reduce) adds the slices in slice order, so
+// the result does not depend on scheduling. With G_SPLITS = 1 it is the plain GEMM.
 //
 // The including kernel defines, before #include:
 //   G_ROWS, G_COLS, G_DEPTH     the GEMM shape (cols a multiple of 4)
-//   G_TILES_N, G_TILES_TOTAL    tiles along cols, and in all (the grid may be folded)
+//   G_TILES_N, G_TILES_TOTAL    tiles along cols, and in all (per slice; the grid,
+//                               G_TILES_TOTAL * G_SPLITS groups, may be folded)
+//   G_SPLITS, G_SPLIT_DEPTH     depth slices and depth per slice (1 and G_DEPTH: no split)
 // and, after, these hooks (prototypes below):
 //   fetch_a(row0, d0) / fetch_b(col0, d0): global -> registers for the step at d0,
 //       zero where out of bounds, never reading past a buffer;
 //   stage_a(buf) / stage_b(buf): registers -> shared buffer `buf` with as_store1,
 //       as_store4, bs_store4;
-//   store_c(row, col, v): writes C[row][col..col+3] (in bounds, called exactly once).
+//   store_c(slice, row, col, v): writes slice `slice`'s C[row][col..col+3] (in bounds,
+//       called exactly once per slice).
 #ifndef Q4_GEMM_GLSL
 #define Q4_GEMM_GLSL
 
@@ -48,7 +61,7 @@ void fetch_a(uint row0, uint d0);
 void fetch_b(uint col0, uint d0);
 void stage_a(uint buf);
 void stage_b(uint buf);
-void store_c(uint row, uint col, vec4 v);
+void store_c(uint slice, uint row, uint col, vec4 v);
 
 void as_store1(uint buf, uint kk, uint mm, float v)
 {
@@ -67,8 +80,10 @@ void main()
 {
     // Folded grid: rebuild the flat tile index; the excess groups of the last row do nothing.
     uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    if (gid >= G_TILES_TOTAL)
+    if (gid >= G_TILES_TOTAL * G_SPLITS)
         return;
+    uint slice = gid / G_TILES_TOTAL;
+    gid -= slice * G_TILES_TOTAL;
     uint row0 = (gid / G_TILES_N) * BM;
     uint col0 = (gid % G_TILES_N) * BN;
     uint tid = gl_LocalInvocationIndex;
@@ -79,9 +94,12 @@ void main()
         [[unroll]] for (uint j = 0; j < TN / 4; j++)
             acc[i][j] = vec4(0.0);
 
-    uint steps = (G_DEPTH + BK - 1u) / BK;
-    fetch_a(row0, 0u);
-    fetch_b(col0, 0u);
+    // This slice's depth [d_first, d_first + steps * BK), the last step clamped by the
+    // fetches' bounds checks against G_DEPTH.
+    uint d_first = slice * G_SPLIT_DEPTH;
+    uint steps = (min(G_DEPTH - d_first, G_SPLIT_DEPTH) + BK - 1u) / BK;
+    fetch_a(row0, d_first);
+    fetch_b(col0, d_first);
     stage_a(0u);
     stage_b(0u);
     barrier();
@@ -91,8 +109,8 @@ void main()
         bool more = t + 1u < steps;
         if (more) {
             // Issued before the arithmetic so that the loads overlap it.
-            fetch_a(row0, (t + 1u) * BK);
-            fetch_b(col0, (t + 1u) * BK);
+            fetch_a(row0, d_first + (t + 1u) * BK);
+            fetch_b(col0, d_first + (t + 1u) * BK);
         }
         [[unroll]] for (uint kk = 0; kk < BK; kk++) {
             vec4 a[TM / 4];
@@ -104,7 +122,7 @@ void main()
             [[unroll]] for (uint i = 0; i < TM / 4; i++)
                 [[unroll]] for (uint r = 0; r < 4; r++)
                     [[unroll]] for (uint j = 0; j < TN / 4; j++)
-                        acc[i * 4 + r][j] += a[i][r] * b[j];
+                        acc[i * 4 + r][j] = fma(vec4(a[i][r]), b[j], acc[i * 4 + r][j]);
         }
         // The other buffer was last read in step t-1, which every invocation has
         // finished (barrier at the end of t-1); the barrier below publishes it.
@@ -123,7 +141,7 @@ void main()
             [[unroll]] for (uint j = 0; j < TN / 4; j++) {
                 uint col = col0 + (j * WN + tx) * 4u;
                 if (col < G_COLS)
-                    store_c(row, col, acc[i * 4 + r][j]);
+                    store_c(slice, row, col, acc[i * 4 + r][j]);
             }
         }
     }

@@ -175,10 +175,10 @@ static void free_weight(weight *W)
 }
 
 /* The options of one run: variant (NULL = the launcher's choice), tile (NULL = its
- * choice), binding limit (0 = the device's). */
+ * choice), binding limit (0 = the device's); split-K slices: the launcher's choice. */
 static q4vk_linear_opts opts(const char *variant, const q4vk_gemm_tile *tile, uint64_t limit)
 {
-    return (q4vk_linear_opts){variant, tile, limit};
+    return (q4vk_linear_opts){variant, tile, limit, 0};
 }
 
 static const q4vk_gemm_tile T64 = {64, 64, 16, 4, 4};
@@ -214,10 +214,10 @@ static void fwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, int bias,
     dev_get(by, y, (size_t)(M * N) * 4, "y");
     double margin = judge("y", y, v, bd, M, N);
     char tn[48];
-    printf("linear_q4gsw M=%lld N=%lld K=%lld gs=%lld bias=%d %s tile %s limit %llu: margin %.3g\n",
-           (long long)M, (long long)N, (long long)K, (long long)gs, bias,
+    printf("linear_q4gsw M=%lld N=%lld K=%lld gs=%lld bias=%d %s tile %s limit %llu splits %u: "
+           "margin %.3g\n", (long long)M, (long long)N, (long long)K, (long long)gs, bias,
            o->variant ? o->variant : "auto", tile_name(o->tile, tn, sizeof tn),
-           (unsigned long long)o->max_binding, margin);
+           (unsigned long long)o->max_binding, o->splits, margin);
 
     q4vk_buffer_destroy(ctx, bx);
     q4vk_buffer_destroy(ctx, bw);
@@ -286,6 +286,28 @@ START_TEST(fwd_split)
 }
 END_TEST
 
+/* Split-K: the depth in slices (a multiple of BK each, the last one short), partial
+ * outputs added by linear_splitk_reduce. */
+START_TEST(fwd_splitk)
+{
+    rng_state = 105;
+    q4vk_linear_opts o = opts(Q4VK_K_FWD_TILED, &T64, 0);
+    o.splits = 3;
+    fwd_case(67, 132, 200, 8, 1, &o);   /* slices 80, 80, 40 (a half step); odd N4, bias */
+    o.tile = &T128;
+    o.splits = 2;
+    fwd_case(130, 20, 72, 24, 0, &o);   /* slices 40, 32 at BK 8 */
+    o.tile = &T32x64;
+    o.splits = 8;
+    fwd_case(33, 20, 36, 12, 1, &o);    /* 8 asked, 5 slices of one BK step (the last half) */
+    o = opts(NULL, NULL, 0);
+    fwd_case(70, 64, 2048, 128, 1, &o); /* the launcher's split of a deep, narrow GEMM */
+    o = opts(NULL, &T64, 4096);         /* partials (4 x 1600 bytes) over the limit: unsplit */
+    o.splits = 4;
+    fwd_case(10, 40, 64, 16, 1, &o);
+}
+END_TEST
+
 /* ---------------- backward ---------------- */
 
 static void bwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, const q4vk_linear_opts *o)
@@ -304,10 +326,10 @@ static void bwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, const q4vk_lin
     dev_get(bdx, dx, (size_t)(M * K) * 4, "dx");
     double margin = judge("dx", dx, v, bd, M, K);
     char tn[48];
-    printf("linear_q4gsw_backward M=%lld N=%lld K=%lld gs=%lld %s tile %s limit %llu: margin %.3g\n",
-           (long long)M, (long long)N, (long long)K, (long long)gs,
+    printf("linear_q4gsw_backward M=%lld N=%lld K=%lld gs=%lld %s tile %s limit %llu splits %u: "
+           "margin %.3g\n", (long long)M, (long long)N, (long long)K, (long long)gs,
            o->variant ? o->variant : "auto", tile_name(o->tile, tn, sizeof tn),
-           (unsigned long long)o->max_binding, margin);
+           (unsigned long long)o->max_binding, o->splits, margin);
 
     q4vk_buffer_destroy(ctx, bdo);
     q4vk_buffer_destroy(ctx, bw);
@@ -358,6 +380,23 @@ START_TEST(bwd_auto_and_split)
     bwd_case(200, 260, 520, 52, &o);    /* tiled, 4 x 9 tiles */
     o = opts(NULL, &T64, 4096);         /* dout rows 160 bytes, dx rows 256: split */
     bwd_case(100, 40, 64, 16, &o);
+}
+END_TEST
+
+START_TEST(bwd_splitk)
+{
+    rng_state = 204;
+    q4vk_linear_opts o = opts(Q4VK_K_BWD_TILED, &T64, 0);
+    o.splits = 3;
+    bwd_case(67, 132, 96, 32, &o);      /* slices 48, 48, 36: the last one ends in padding rows */
+    o.tile = &T128;
+    o.splits = 2;
+    bwd_case(130, 264, 200, 8, &o);
+    o.tile = &T32x64;
+    o.splits = 5;
+    bwd_case(33, 20, 36, 12, &o);       /* 5 asked, 3 slices of one BK step */
+    o = opts(NULL, NULL, 0);
+    bwd_case(70, 2048, 64, 64, &o);     /* the launcher's split */
 }
 END_TEST
 
@@ -613,9 +652,11 @@ int main(void)
     ADD(s, fwd_tiled);
     ADD(s, fwd_auto_and_many_groups);
     ADD(s, fwd_split);
+    ADD(s, fwd_splitk);
     ADD(s, bwd_gemv);
     ADD(s, bwd_tiled);
     ADD(s, bwd_auto_and_split);
+    ADD(s, bwd_splitk);
     ADD(s, dw_shapes);
     ADD(s, dequant_shapes);
     ADD(s, bad_args);

@@ -4,7 +4,8 @@
 #include "outputs.h"
 #include "q4ref.h"
 
-static const char *const kernels[] = { "linear_q4gsw_tiled", "linear_q4gsw_gemv", NULL };
+static const char *const kernels[] = { "linear_q4gsw_tiled", "linear_q4gsw_gemv",
+                                       "linear_splitk_reduce", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {

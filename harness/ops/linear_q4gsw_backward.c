@@ -5,7 +5,8 @@
 #include "q4ref.h"
 
 static const char *const kernels[] = { "linear_q4gsw_backward_tiled",
-                                       "linear_q4gsw_backward_gemv", NULL };
+                                       "linear_q4gsw_backward_gemv",
+                                       "linear_splitk_reduce", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
