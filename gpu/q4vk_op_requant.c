@@ -1,12 +1,14 @@
 /* q4vk_op_requant.c: launcher of q4gsw_requant (SPEC §2): kernels q4gsw_requant_w4x8
- * (W_4X8 output, SPEC §1b, padding words included) and q4gsw_requant_flat (§1a).
+ * (W_4X8 output, SPEC §1b, padding words included, and the flat layout §1a in the same
+ * pass when K % 8 == 0) and q4gsw_requant_flat (§1a alone, for K % 8 == 4, where a
+ * flat word may span two rows).
  *
- * One invocation per output uint32, so every word is written exactly once. Either
- * output may be NULL (not both); each requested one gets its own dispatch. When the
- * latent [N, K] exceeds one binding, N is split into ranges of whole 8-row blocks
- * (one W_4X8 block column, a whole number of flat words), each binding an aligned
- * window of latent (and flat); scales and W_4X8 (1/4 and 1/8 of the latent at most)
- * are bound whole.
+ * q4gsw_requant_w4x8 reads the latent once for both outputs: one workgroup per tile
+ * of 8*NB rows x 4*TK4 K, each output word written exactly once. Either output may be
+ * NULL (not both). When the latent [N, K] exceeds one binding, N is split into ranges
+ * of whole 8-row blocks (one W_4X8 block column, a whole number of flat words), each
+ * binding an aligned window of latent (and flat); scales and W_4X8 (1/4 and 1/8 of
+ * the latent at most) are bound whole.
  *
  * Scales live on the device, so the launcher cannot see them: the caller must run
  * q4_check_scales on the host (finite, zero or normal) before upload. */
@@ -16,14 +18,18 @@
 
 /* What the kernels read as push constants. */
 typedef struct w4x8_push {
-    uint32_t N, K, gs, n8_0, n8_count, lat_off, invocations;
+    uint32_t N, K, gs, n8_0, n8_count, lat_off, flat_off, tiles_k, tiles, outputs;
 } w4x8_push;
 typedef struct flat_push {
     uint32_t N, K, gs, n0, lat_off, words, out_off;
 } flat_push;
 
-#define REQUANT_WG 256   /* local_size_x of both kernels */
-#define TILE_K4 8        /* q4gsw_requant_w4x8.comp: k4 per tile of 32 invocations */
+#define FLAT_WG 256      /* q4gsw_requant_flat.comp's local_size_x */
+/* q4gsw_requant_w4x8.comp's tile: 2 block columns (16 rows: a 32-byte sector of each
+ * W_4X8 k4 row) x 64 k4 (1 KiB of each latent row), 256 invocations (128 where that
+ * is the device's most). */
+#define TILE_NB 2
+#define TILE_K4 64
 
 q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk_timing *t,
                              q4_error *err)
@@ -75,7 +81,10 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
                        K, 8 * K * 4, lim);
     const uint64_t rows_per = rows_fit < N ? rows_fit : N;
     const uint64_t n_chunks = (N + rows_per - 1) / rows_per;
-    const int per_chunk = (a->w != NULL) + (a->flat != NULL);
+    /* the fused kernel writes flat too where K % 8 == 0; else the flat kernel does */
+    const int fused_flat = a->flat && K % 8 == 0;
+    const int use_w = a->w || fused_flat, use_flat = a->flat && !fused_flat;
+    const int per_chunk = use_w + use_flat;
     const uint64_t N8 = (uint64_t)q4_n8(a->N);
     q4vk_pipeline *p_w = NULL, *p_flat = NULL;
     q4vk_dispatch *d = NULL;
@@ -83,8 +92,10 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
     flat_push *pf = NULL;
     int nd = 0;
 
-    if ((a->w && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_w4x8", NULL, &p_w, err))) ||
-        (a->flat && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_flat", NULL, &p_flat, err))))
+    const uint32_t wg = q4vk_info(ctx)->max_invocations >= 256 ? 256 : 128;
+    q4vk_spec spec = {.count = 4, .ids = {0, 1, 2, 3}, .values = {wg, TILE_NB, TILE_K4, wg}};
+    if ((use_w && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_w4x8", &spec, &p_w, err))) ||
+        (use_flat && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_flat", NULL, &p_flat, err))))
         return st;
     d = calloc(n_chunks * per_chunk, sizeof *d);
     pw = calloc(n_chunks, sizeof *pw);
@@ -99,24 +110,31 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
         const uint64_t lstart = n0 * K * 4, loff = lstart / align * align;
         const q4vk_binding latent = {a->latent, loff, lstart - loff + rows * K * 4};
         const q4vk_binding scales = {a->scales, 0, scale_bytes};
-        if (a->w) {
+        /* rows is a multiple of 4 and K of 4: rows*K/2 bytes are whole words */
+        const uint64_t fstart = n0 * K / 2, foff = fstart / align * align;
+        const q4vk_binding flat = a->flat ? (q4vk_binding){a->flat, foff,
+                                                           q4vk_ew_to_end(a->flat, foff, lim)}
+                                          : (q4vk_binding){0};
+        if (use_w) {
             /* block columns n8 of rows n0 .. n0+rows-1; the last may be half padding */
             const uint64_t n8_0 = n0 / 8, n8_count = c + 1 < n_chunks ? rows / 8 : N8 - n8_0;
-            const uint64_t inv = n8_count * ((K / 4 + TILE_K4 - 1) / TILE_K4) * TILE_K4 * 4;
+            const uint64_t tiles_k = (K / 4 + TILE_K4 - 1) / TILE_K4;
+            const uint64_t tiles = tiles_k * ((n8_count + TILE_NB - 1) / TILE_NB);
             pw[c] = (w4x8_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)n8_0,
                                 (uint32_t)n8_count, (uint32_t)((lstart - loff) / 4),
-                                (uint32_t)inv};
+                                (uint32_t)((fstart - foff) / 4), (uint32_t)tiles_k,
+                                (uint32_t)tiles, (a->w ? 1u : 0u) | (fused_flat ? 2u : 0u)};
             d[nd].pipe = p_w;
             d[nd].bind[0] = latent;
             d[nd].bind[1] = scales;
-            d[nd].bind[2] = (q4vk_binding){a->w, 0, q4vk_ew_to_end(a->w, 0, lim)};
+            /* an output not written is bound to the other one's buffer (never written) */
+            d[nd].bind[2] = a->w ? (q4vk_binding){a->w, 0, q4vk_ew_to_end(a->w, 0, lim)} : flat;
+            d[nd].bind[3] = fused_flat ? flat : d[nd].bind[2];
             d[nd].push = &pw[c];
-            q4vk_fold_groups(ctx, (inv + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
+            q4vk_fold_groups(ctx, tiles, d[nd].groups);
             nd++;
         }
-        if (a->flat) {
-            /* rows is a multiple of 4 and K of 4: rows*K/2 bytes are whole words */
-            const uint64_t fstart = n0 * K / 2, foff = fstart / align * align;
+        if (use_flat) {
             const uint64_t words = rows * K / 8;
             pf[c] = (flat_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)n0,
                                 (uint32_t)((lstart - loff) / 4), (uint32_t)words,
@@ -124,9 +142,9 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
             d[nd].pipe = p_flat;
             d[nd].bind[0] = latent;
             d[nd].bind[1] = scales;
-            d[nd].bind[2] = (q4vk_binding){a->flat, foff, q4vk_ew_to_end(a->flat, foff, lim)};
+            d[nd].bind[2] = flat;
             d[nd].push = &pf[c];
-            q4vk_fold_groups(ctx, (words + REQUANT_WG - 1) / REQUANT_WG, d[nd].groups);
+            q4vk_fold_groups(ctx, (words + FLAT_WG - 1) / FLAT_WG, d[nd].groups);
             nd++;
         }
     }

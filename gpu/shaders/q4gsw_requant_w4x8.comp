@@ -1,66 +1,129 @@
-// q4vk: bindings=3 push=28
-// q4gsw_requant_w4x8.comp: fp32 latent weights -> 4-bit codes in the W_4X8 layout (SPEC §1b).
+// q4vk: bindings=4 push=40
+// q4gsw_requant_w4x8.comp: fp32 latent weights -> 4-bit codes in the W_4X8 layout (SPEC
+// §1b) and, in the same pass when K % 8 == 0, the flat layout (§1a): the latent, 4/5
+// of the op's bytes, is read once for both.
 //
-// One invocation per output uint32 (4 K x 2 N codes), so every word, including the
-// 0x88888888 padding words of an odd-N4 last block, is written exactly once and
-// no atomics are needed. Invocations are ordered so that memory is read whole:
-// the 4 words of a block (comp) vary fastest, then 8 consecutive k4 (a tile), so
-// 32 invocations read 8 rows x 128 contiguous bytes with vec4 loads and write 8 x
-// 16 contiguous bytes; then tiles along K, then blocks along N. The launcher may
-// split N into ranges of whole 8-row blocks (n8) to keep the latent binding within
-// maxStorageBufferRange: this dispatch covers blocks n8_0 .. n8_0 + n8_count - 1;
-// the latent binding then starts at row 8*n8_0, lat_off elements in (a multiple
-// of 4: rows are 16-byte aligned).
+// A workgroup owns a tile of 8*NB rows (NB block columns) x 4*TK4 K. Phase 1: each
+// invocation codes IPI = 8*NB*TK4/WG vec4 of latent (4 K of one row each, 16 bits of
+// codes), consecutive invocations on consecutive vec4 of a row, so a subgroup reads
+// TK4*16 contiguous bytes (512 for TK4 = 32); all its loads are issued first. Codes
+// go to shared memory. Phase 2 writes whole output pieces from there: W_4X8 blocks
+// as uvec4 (NB consecutive blocks per k4 row, 16*NB contiguous bytes), padding words
+// of an odd-N4 last block as 0x88888888; flat words per row, consecutive along K.
+// Every word is written exactly once, so no atomics are needed.
+//
+// Codes come from q4_code_fast (one exact integer rescale, a reciprocal multiply and
+// a rounding by addition), which is exact except where it raises its flag (within
+// 2^-14 of a rounding tie or a clamp edge, and rare inputs); those vec4 are coded
+// again with q4_code_s, the exact remainder correction (q4gsw_requant.glsl).
+//
+// The launcher may split N into ranges of whole block columns (n8) to keep the latent
+// binding within maxStorageBufferRange: this dispatch covers n8_0 .. n8_0 + n8_count - 1;
+// the latent binding then starts at row 8*n8_0, lat_off elements in (a multiple of 4),
+// and the flat binding at that row's first word, flat_off words in.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x = 256) in;
+layout(local_size_x_id = 0) in;                // WG, divides 8 * NB * TK4
+layout(constant_id = 1) const uint NB = 2;     // block columns per tile
+layout(constant_id = 2) const uint TK4 = 64;   // k4 per tile (even)
+layout(constant_id = 3) const uint WG = 256;   // = local_size_x
+const uint ROWS = 8u * NB;
+const uint IPI = ROWS * TK4 / WG;              // latent vec4 per invocation
+const uint HSTRIDE = TK4 + 1u;                 // shared row stride, padded against bank conflicts
 
 layout(std430, set = 0, binding = 0) readonly buffer Latent { vec4 latent4[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Scales { float scales[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer W { uint w[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer W { uvec4 w4[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Flat { uint flat_w[]; };
 
 layout(push_constant) uniform Push {
     uint N, K, gs;
     uint n8_0, n8_count;   // the block columns this dispatch writes
     uint lat_off;          // element offset of row 8*n8_0 in the latent binding
-    uint invocations;      // n8_count * ceil(K/32) tiles of 32; the excess k4 of a tile return
+    uint flat_off;         // word offset of row 8*n8_0's first flat word in its binding
+    uint tiles_k;          // tiles along K
+    uint tiles;            // workgroups that do work (the grid may be folded)
+    uint outputs;          // bit 0: write W_4X8; bit 1: write flat (needs K % 8 == 0)
 } pc;
 
 #include "q4gsw_requant.glsl"
 
-const uint TILE_K4 = 8u;
+shared uint hs[ROWS * HSTRIDE];   // [row][k4]: 4 codes, code of K = 4*k4 + j at bits 4j
+
+// Spreads 4 nibbles (bits 0..15) to bits 0, 8, 16, 24 (the even row of a W_4X8 word).
+uint spread4(uint v)
+{
+    v = (v | (v << 8)) & 0x00FF00FFu;
+    return (v | (v << 4)) & 0x0F0F0F0Fu;
+}
 
 void main()
 {
-    const uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256u +
-                   gl_LocalInvocationID.x;
-    if (i >= pc.invocations)
-        return;
-    const uint K4 = pc.K / 4u, n_tiles = (K4 + TILE_K4 - 1u) / TILE_K4;
-    const uint comp = i & 3u, j = i >> 2;
-    const uint tile = (j / TILE_K4) % n_tiles, n8_rel = (j / TILE_K4) / n_tiles;
-    const uint k4 = tile * TILE_K4 + j % TILE_K4;
-    if (k4 >= K4)
-        return;   // a partial tile at the end of K
-    const uint n8 = pc.n8_0 + n8_rel;
-    const uint N8 = (pc.N / 4u + 1u) / 2u;
-    const uint word = 4u * (k4 * N8 + n8) + comp;
-    // comp = (n4 & 1) * 2 + (ni >> 1): the word holds rows n, n+1 of row quad n4
-    const uint n4 = 2u * n8 + (comp >> 1);
-    if (n4 >= pc.N / 4u) {
-        w[word] = 0x88888888u;   // missing upper half of an odd-N4 block (SPEC §1b)
-        return;
+    const uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (gid >= pc.tiles)
+        return;   // uniform per workgroup: no barrier is skipped by part of a group
+    const uint tid = gl_LocalInvocationIndex;
+    const uint K4 = pc.K / 4u, N8 = (pc.N / 4u + 1u) / 2u;
+    const uint k4_0 = (gid % pc.tiles_k) * TK4;
+    const uint n8_t = (gid / pc.tiles_k) * NB;            // first block column, dispatch-relative
+    const uint n_end = min(pc.N, 8u * (pc.n8_0 + pc.n8_count));
+
+    // Phase 1: codes of IPI vec4, item tid + WG*j = (row, k4 in the tile).
+    vec4 x[IPI];
+    [[unroll]] for (uint j = 0u; j < IPI; j++) {
+        const uint item = tid + WG * j, r = item / TK4, k4 = k4_0 + item % TK4;
+        const uint nrel = 8u * n8_t + r;                  // row, relative to 8*n8_0
+        x[j] = k4 < K4 && 8u * pc.n8_0 + nrel < n_end
+             ? latent4[(pc.lat_off + nrel * pc.K) / 4u + k4] : vec4(0.0);
     }
-    const uint n = 4u * n4 + 2u * (comp & 1u);
-    // vec4 index of (n, 4*k4) in the latent window; row n+1 is K/4 vec4 further
-    const uint v = (pc.lat_off + (n - 8u * pc.n8_0) * pc.K) / 4u + k4;
-    const vec4 x0 = latent4[v], x1 = latent4[v + K4];
-    // gs % 4 == 0: the 4 K of a word share one group, so one scale per row
-    const uint si = (4u * k4 / pc.gs) * pc.N + n;
-    const q4_scale c0 = q4_scale_prep(scales[si]), c1 = q4_scale_prep(scales[si + 1u]);
-    uint word_v = 0u;
-    for (uint b = 0u; b < 4u; b++)
-        word_v |= (q4_code_s(x0[b], c0) | (q4_code_s(x1[b], c1) << 4)) << (8u * b);
-    w[word] = word_v;
+    [[unroll]] for (uint j = 0u; j < IPI; j++) {
+        const uint item = tid + WG * j, r = item / TK4, kl = item % TK4, k4 = k4_0 + kl;
+        const uint n = 8u * (pc.n8_0 + n8_t) + r;
+        uint h = 0x8888u;                                 // rows >= N: padding codes
+        if (k4 < K4 && n < n_end) {
+            const float s = scales[(4u * k4 / pc.gs) * pc.N + n];
+            const q4_fscale c = q4_fscale_prep(s);
+            bool slow = false;
+            h = 0u;
+            [[unroll]] for (uint b = 0u; b < 4u; b++)
+                h |= q4_code_fast(x[j][b], c, slow) << (4u * b);
+            if (slow) {
+                const q4_scale ce = q4_scale_prep(s);
+                h = 0u;
+                [[unroll]] for (uint b = 0u; b < 4u; b++)
+                    h |= q4_code_s(x[j][b], ce) << (4u * b);
+            }
+        }
+        hs[r * HSTRIDE + kl] = h;
+    }
+    barrier();
+
+    // Phase 2a: W_4X8 blocks (k4, n8), NB consecutive per k4 row.
+    if ((pc.outputs & 1u) != 0u) {
+        for (uint b = tid; b < TK4 * NB; b += WG) {
+            const uint kl = b / NB, nb = b % NB;
+            const uint k4 = k4_0 + kl, n8 = pc.n8_0 + n8_t + nb;
+            if (k4 >= K4 || n8 >= pc.n8_0 + pc.n8_count)
+                continue;
+            uvec4 blk;
+            [[unroll]] for (uint c = 0u; c < 4u; c++) {   // rows 8nb + 2c (low nibbles), +1 (high)
+                const uint r = 8u * nb + 2u * c;
+                blk[c] = spread4(hs[r * HSTRIDE + kl]) | (spread4(hs[(r + 1u) * HSTRIDE + kl]) << 4);
+            }
+            w4[k4 * N8 + n8] = blk;   // an absent upper half (odd N4) is all 8s: 0x88888888
+        }
+    }
+    // Phase 2b: flat words, 8 codes of one row each (K % 8 == 0).
+    if ((pc.outputs & 2u) != 0u) {
+        for (uint f = tid; f < ROWS * TK4 / 2u; f += WG) {
+            const uint r = f / (TK4 / 2u), m = f % (TK4 / 2u);
+            const uint k4 = k4_0 + 2u * m, nrel = 8u * n8_t + r;
+            if (k4 >= K4 || 8u * pc.n8_0 + nrel >= n_end)
+                continue;
+            flat_w[pc.flat_off + nrel * (pc.K / 8u) + k4 / 2u] =
+                hs[r * HSTRIDE + 2u * m] | (hs[r * HSTRIDE + 2u * m + 1u] << 16);
+        }
+    }
 }
