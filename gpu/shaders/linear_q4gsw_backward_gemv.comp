@@ -96,11 +96,12 @@ void main()
                     s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
                 }
                 vec4 v[8];   // v[i]: row i of the block along K, dequantized
+                uvec4 bw = blk[u][r], bh = bw >> 16u;
                 [[unroll]] for (uint c = 0; c < 2; c++) {   // words c (rows 0..3), 2+c (rows 4..7)
-                    v[2u * c] = q4_row4(blk[u][r][c], 0u) * s_lo[2u * c];
-                    v[2u * c + 1u] = q4_row4(blk[u][r][c], 1u) * s_lo[2u * c + 1u];
-                    v[4u + 2u * c] = q4_row4(blk[u][r][2u + c], 0u) * s_hi[2u * c];
-                    v[5u + 2u * c] = q4_row4(blk[u][r][2u + c], 1u) * s_hi[2u * c + 1u];
+                    v[2u * c] = q4_row4_h(bw[c], bh[c], 0u) * s_lo[2u * c];
+                    v[2u * c + 1u] = q4_row4_h(bw[c], bh[c], 1u) * s_lo[2u * c + 1u];
+                    v[4u + 2u * c] = q4_row4_h(bw[2u + c], bh[2u + c], 0u) * s_hi[2u * c];
+                    v[5u + 2u * c] = q4_row4_h(bw[2u + c], bh[2u + c], 1u) * s_hi[2u * c + 1u];
                 }
                 [[unroll]] for (uint m = 0; m < MR; m++) {
                     [[unroll]] for (uint i = 0; i < 4; i++) {

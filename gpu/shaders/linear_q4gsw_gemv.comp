@@ -73,6 +73,7 @@ void main()
                 if (base + u >= K4)
                     break;
                 uint k4 = base + u;
+                uvec4 bh = blk[u] >> 16u;
                 uint sidx = (k4 / G4 * pc.N + n0) / 4u;
                 vec4 s_lo = s4[sidx];
                 vec4 s_hi = hi_ok ? s4[sidx + 1u] : vec4(0.0);
@@ -80,8 +81,8 @@ void main()
                 [[unroll]] for (uint m = 0; m < MR; m++)
                     xv[m] = x4[m * K4 + k4];
                 [[unroll]] for (uint b = 0; b < 4; b++) {
-                    vec4 lo = q4_col4(blk[u].xy, b) * s_lo;   // rows 0..3 at K = 4*k4 + b
-                    vec4 hi = q4_col4(blk[u].zw, b) * s_hi;   // rows 4..7
+                    vec4 lo = q4_col4_h(blk[u].xy, bh.xy, b) * s_lo;   // rows 0..3 at K = 4*k4 + b
+                    vec4 hi = q4_col4_h(blk[u].zw, bh.zw, b) * s_hi;   // rows 4..7
                     [[unroll]] for (uint m = 0; m < MR; m++) {
                         acc[m][0] += xv[m][b] * lo;
                         acc[m][1] += xv[m][b] * hi;

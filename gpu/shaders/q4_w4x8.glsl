@@ -40,4 +40,29 @@ vec4 q4_col4(uvec2 w, uint b)
     return q4_codes_to_values(c);
 }
 
+// (code - 8) of the nibble at bit o of h (o a multiple of 4, at most 16), exactly:
+// OR-ing the nibble into the (zero) mantissa of 2^(23 - o) gives the float
+// 2^(23 - o) + code, and subtracting 2^(23 - o) + 8 is exact. One bit operation and
+// one subtraction (q4_codes_to_values needs a shift too); o folds once unrolled.
+float q4_nibble(uint h, uint o)
+{
+    const float base = uintBitsToFloat((150u - o) << 23);
+    return uintBitsToFloat((h & (0xFu << o)) | floatBitsToUint(base)) - (base + 8.0);
+}
+
+// q4_row4 from the word w and its upper half h = w >> 16 (shared by both rows).
+vec4 q4_row4_h(uint w, uint h, uint odd)
+{
+    uint o = 4u * odd;
+    return vec4(q4_nibble(w, o), q4_nibble(w, o + 8u), q4_nibble(h, o), q4_nibble(h, o + 8u));
+}
+
+// q4_col4 from the word pair w or its upper halves w >> 16 (hw): rows 0..3 at byte b.
+vec4 q4_col4_h(uvec2 w, uvec2 hw, uint b)
+{
+    uvec2 v = b < 2u ? w : hw;
+    uint o = 8u * (b & 1u);
+    return vec4(q4_nibble(v.x, o), q4_nibble(v.x, o + 4u), q4_nibble(v.y, o), q4_nibble(v.y, o + 4u));
+}
+
 #endif
