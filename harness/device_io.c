@@ -9,10 +9,10 @@
 /* Word i of the guard: varied so that a shifted or partial copy cannot match. */
 static uint32_t guard_word(size_t i) { return 0xA5C30000u ^ (uint32_t)(i * 0x9E37u); }
 
-q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, q4vk_buffer **out,
-                     q4_error *err)
+q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t guard_bytes,
+                     q4vk_buffer **out, q4_error *err)
 {
-    size_t total = bytes + Q4H_GUARD_BYTES;
+    size_t total = bytes + guard_bytes;
     uint32_t *host = malloc(total);
     q4_status st;
     *out = NULL;
@@ -26,7 +26,7 @@ q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, q4vk_buf
         memset((char *)host + bytes / 4 * 4, 0xFF, bytes % 4);
     }
     uint32_t *guard = (uint32_t *)((char *)host + bytes);
-    for (size_t i = 0; i < Q4H_GUARD_BYTES / 4; i++) {
+    for (size_t i = 0; i < guard_bytes / 4; i++) {
         uint32_t w = guard_word(i);
         memcpy(guard + i, &w, 4); /* bytes may not be 4-aligned: no direct store */
     }
@@ -75,14 +75,14 @@ size_t q4h_tensor_bytes(const q4h_tensor *t)
     return (size_t)(t->rows * t->cols) * (t->dtype == 'b' ? 1u : 4u);
 }
 
-q4_status q4h_upload_inputs(q4vk_context *ctx, const q4h_tensor *t, int n, q4vk_buffer **bufs,
-                            q4_error *err)
+q4_status q4h_upload_inputs(q4vk_context *ctx, const q4h_tensor *t, int n, size_t guard_bytes,
+                            q4vk_buffer **bufs, q4_error *err)
 {
     q4_status st = Q4_OK;
     for (int i = 0; i < n; i++)
         bufs[i] = NULL;
     for (int i = 0; i < n && st == Q4_OK; i++)
-        st = q4h_buffer(ctx, t[i].data, q4h_tensor_bytes(&t[i]), &bufs[i], err);
+        st = q4h_buffer(ctx, t[i].data, q4h_tensor_bytes(&t[i]), guard_bytes, &bufs[i], err);
     if (st != Q4_OK)
         q4h_buffers_free(ctx, bufs, n);
     return st;

@@ -15,16 +15,17 @@
 #define Q4H_GUARD_BYTES 256u
 #define Q4H_SENTINEL 0x7FC0DEADu /* a quiet NaN: an unwritten float reads as NaN */
 
-/* A buffer of `bytes` (+ guard), initialised from `init`, or with the sentinel when NULL. */
-q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, q4vk_buffer **out,
-                     q4_error *err);
+/* A buffer of `bytes` + `guard_bytes` (Q4H_GUARD_BYTES, or 0 where nothing is judged:
+ * perf mode), initialised from `init`, or with the sentinel when NULL. */
+q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t guard_bytes,
+                     q4vk_buffer **out, q4_error *err);
 /* Reads the first `bytes` into host and checks the guard after them. */
 q4_status q4h_read(q4vk_context *ctx, q4vk_buffer *buf, void *host, size_t bytes,
                    bool *guard_ok, int64_t *guard_bad_at, q4_error *err);
 /* Uploads each tensor into its own guarded buffer, bufs[i] for t[i]. */
 struct q4h_tensor;
 q4_status q4h_upload_inputs(q4vk_context *ctx, const struct q4h_tensor *t, int n,
-                            q4vk_buffer **bufs, q4_error *err);
+                            size_t guard_bytes, q4vk_buffer **bufs, q4_error *err);
 /* Bytes of one tensor. */
 size_t q4h_tensor_bytes(const struct q4h_tensor *t);
 /* Reads a real output's o->count floats into o->got and checks its guard. */

@@ -81,8 +81,11 @@ typedef struct q4h_gpu_buffers {
     q4vk_buffer *b[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
     int n;
 } q4h_gpu_buffers;
+/* guard_bytes: Q4H_GUARD_BYTES after every buffer when results are judged; 0 in perf
+ * mode, so that every binding is exactly its tensor, as in a user's program. */
 q4_status q4h_gpu_prepare(q4vk_context *ctx, const q4h_op *op, const q4_case *c,
-                          const q4_inputs *in, q4h_gpu_buffers *bufs, q4_error *err);
+                          const q4_inputs *in, size_t guard_bytes, q4h_gpu_buffers *bufs,
+                          q4_error *err);
 void q4h_gpu_release(q4vk_context *ctx, q4h_gpu_buffers *bufs);
 /* prepare, launch, read, release: one judged GPU run. */
 q4_status q4h_gpu_run(q4vk_context *ctx, const q4h_op *op, const q4_case *c,

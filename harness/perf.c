@@ -42,7 +42,7 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
     q4vk_timing tm;
     q4_status st = t ? q4_case_inputs(c, &in, err) : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
     if (st == Q4_OK)
-        st = q4h_gpu_prepare(ctx, op, c, &in, &bufs, err);
+        st = q4h_gpu_prepare(ctx, op, c, &in, 0, &bufs, err);
     for (int i = 0; i < cli->perf_warmup && st == Q4_OK; i++)
         st = op->launch(ctx, c, &in, bufs.b, &tm, err);
     for (int i = 0; i < cli->perf_reps && st == Q4_OK; i++) {
