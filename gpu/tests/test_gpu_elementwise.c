@@ -14,111 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_test_util.h"
 #include "q4ref.h"
 #include "q4vk.h"
 #include "q4vk_op_ew.h"
 
 static q4vk_context *ctx;
-
-#define GUARD_WORDS 16
-#define GUARD 0xC0FFEE11u
-#define SENTINEL 0x7FBADBADu   /* a NaN: any element left unwritten fails its bound */
-
-/* ---------------- helpers ---------------- */
-
-static uint64_t rng_state;
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);   /* splitmix64 */
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-/* uniform in [lo, hi) */
-static float rng_uniform(float lo, float hi)
-{
-    return lo + (hi - lo) * (float)((double)(rng_next() >> 40) / (double)(1ull << 24));
-}
-
-/* A device buffer holding `bytes` of data (uploaded when src != NULL, else the
- * sentinel) followed by GUARD_WORDS guard words. */
-static q4vk_buffer *dev_buf(const void *src, size_t bytes)
-{
-    const size_t words = (bytes + 3) / 4 + GUARD_WORDS;
-    uint32_t *init = malloc(words * 4);
-    q4vk_buffer *b = NULL;
-    q4_error err = {0};
-    ck_assert_ptr_nonnull(init);
-    for (size_t i = 0; i < words; i++)
-        init[i] = i < (bytes + 3) / 4 ? SENTINEL : GUARD;
-    if (src)
-        memcpy(init, src, bytes);
-    ck_assert_msg(q4vk_buffer_create(ctx, words * 4, &b, &err) == Q4_OK, "%s", err.msg);
-    ck_assert_msg(q4vk_upload(ctx, b, 0, init, words * 4, &err) == Q4_OK, "%s", err.msg);
-    free(init);
-    return b;
-}
-
-/* A buffer of exactly `bytes` (no guard words), for the argument checks. */
-static q4vk_buffer *raw_buf(size_t bytes)
-{
-    q4vk_buffer *b = NULL;
-    q4_error err = {0};
-    ck_assert_msg(q4vk_buffer_create(ctx, bytes, &b, &err) == Q4_OK, "%s", err.msg);
-    return b;
-}
-
-/* Downloads `bytes` of data into dst and checks that the guard words are intact. */
-static void dev_get(q4vk_buffer *b, void *dst, size_t bytes, const char *what)
-{
-    const size_t words = (bytes + 3) / 4 + GUARD_WORDS;
-    uint32_t *all = malloc(words * 4);
-    q4_error err = {0};
-    ck_assert_ptr_nonnull(all);
-    ck_assert_msg(q4vk_download(ctx, b, 0, all, words * 4, &err) == Q4_OK, "%s", err.msg);
-    for (size_t i = (bytes + 3) / 4; i < words; i++)
-        if (all[i] != GUARD)
-            ck_abort_msg("%s: guard word %zu after the output is 0x%08x", what,
-                         i - (bytes + 3) / 4, all[i]);
-    memcpy(dst, all, bytes);
-    free(all);
-}
-
-/* |got - value| <= bound for every element; returns the worst err/bound (margin).
- * Loops test with `if` and abort on failure: every ck_assert that passes costs Check
- * a write() in no-fork mode. */
-static double judge(const char *what, const float *got, const double *value, const double *bound,
-                    int64_t n)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const double e = fabs((double)got[i] - value[i]);
-        if (!(e <= bound[i]))
-            ck_abort_msg("%s[%lld] = %.9g, truth %.17g, error %.3g > bound %.3g", what,
-                         (long long)i, got[i], value[i], e, bound[i]);
-        if (bound[i] > 0 && e / bound[i] > worst)
-            worst = e / bound[i];
-    }
-    return worst;
-}
-
-#define CK_OK(call)                                                                 \
-    do {                                                                            \
-        q4_error err_ = {0};                                                        \
-        q4_status st_ = (call);                                                     \
-        ck_assert_msg(st_ == Q4_OK, "%s: %s", q4_status_name(st_), err_.msg);       \
-    } while (0)
-
-/* Expects status `want` and a message containing `needle`. */
-#define CK_FAILS(want, needle, call)                                                \
-    do {                                                                            \
-        q4_error err_ = {0};                                                        \
-        q4_status st_ = (call);                                                     \
-        ck_assert_msg(st_ == (want), "expected %s, got %s (%s)", q4_status_name(want), \
-                      q4_status_name(st_), err_.msg);                               \
-        ck_assert_msg(strstr(err_.msg, (needle)) != NULL, "message \"%s\" lacks \"%s\"", \
-                      err_.msg, (needle));                                          \
-    } while (0)
 
 /* ---------------- fused_ce ---------------- */
 
@@ -137,13 +38,13 @@ static void ce_case(int64_t R, int64_t V, const int32_t *labels, float amp, uint
         valid += labels[r] >= 0;
     const float nv = valid ? (float)valid : 1.0f;
 
-    q4vk_buffer *bx = dev_buf(x, n * 4), *bl = dev_buf(labels, (size_t)R * 4);
-    q4vk_buffer *bloss = dev_buf(NULL, 4), *bd = dev_buf(NULL, n * 4);
+    q4vk_buffer *bx = dev_buf(ctx, x, n * 4), *bl = dev_buf(ctx, labels, (size_t)R * 4);
+    q4vk_buffer *bloss = dev_buf(ctx, NULL, 4), *bd = dev_buf(ctx, NULL, n * 4);
     q4vk_ce_args a = {bx, bl, bloss, bd, R, V, nv};
     CK_OK(limit ? q4vk_fused_ce_limit(ctx, &a, limit, NULL, &err_)
                 : q4vk_fused_ce(ctx, &a, NULL, &err_));
-    dev_get(bd, dl, n * 4, "dlogits");
-    dev_get(bloss, &loss, 4, "loss");
+    dev_get(ctx, bd, dl, n * 4, "dlogits");
+    dev_get(ctx, bloss, &loss, 4, "loss");
 
     CK_OK(q4ref_fused_ce_truth(x, labels, R, V, nv, &lv, &lb, dv, db, &err_));
     judge("dlogits", dl, dv, db, (int64_t)n);
@@ -181,7 +82,7 @@ static int32_t *labels_mixed(int64_t R, int64_t V)
 START_TEST(ce_masked_and_unaligned)
 {
     /* V % 4 != 0: rows start at every alignment, so head, vec4 body and tail all run */
-    rng_state = 1;
+    rng_seed(1);
     int32_t *l = labels_mixed(23, 37);
     ce_case(23, 37, l, 8.0f, 0);
     free(l);
@@ -197,7 +98,7 @@ END_TEST
 
 START_TEST(ce_all_masked)
 {
-    rng_state = 2;
+    rng_seed(2);
     int32_t l[6] = {-1, -100, -7, -1, INT32_MIN, -2};
     ce_case(6, 64, l, 5.0f, 0);
     ce_case(6, 9, l, 5.0f, 0);
@@ -206,7 +107,7 @@ END_TEST
 
 START_TEST(ce_large_vocab)
 {
-    rng_state = 3;
+    rng_seed(3);
     int32_t l[3] = {128255, 5, -1};
     ce_case(3, 128256, l, 20.0f, 0);
 }
@@ -215,7 +116,7 @@ END_TEST
 START_TEST(ce_extremes)
 {
     /* large logits (exp would overflow without the max shift) and a constant row */
-    rng_state = 4;
+    rng_seed(4);
     const int64_t R = 3, V = 1000;
     float *x = malloc(R * V * 4), *dl = malloc(R * V * 4), loss;
     double *dv = malloc(R * V * 8), *db = malloc(R * V * 8), lv, lb;
@@ -226,12 +127,12 @@ START_TEST(ce_extremes)
         x[V + j] = 1.5f;
         x[2 * V + j] = rng_uniform(80.0f, 100.0f);
     }
-    q4vk_buffer *bx = dev_buf(x, R * V * 4), *bl = dev_buf(l, R * 4);
-    q4vk_buffer *bloss = dev_buf(NULL, 4), *bd = dev_buf(NULL, R * V * 4);
+    q4vk_buffer *bx = dev_buf(ctx, x, R * V * 4), *bl = dev_buf(ctx, l, R * 4);
+    q4vk_buffer *bloss = dev_buf(ctx, NULL, 4), *bd = dev_buf(ctx, NULL, R * V * 4);
     q4vk_ce_args a = {bx, bl, bloss, bd, R, V, 3.0f};
     CK_OK(q4vk_fused_ce(ctx, &a, NULL, &err_));
-    dev_get(bd, dl, R * V * 4, "dlogits");
-    dev_get(bloss, &loss, 4, "loss");
+    dev_get(ctx, bd, dl, R * V * 4, "dlogits");
+    dev_get(ctx, bloss, &loss, 4, "loss");
     CK_OK(q4ref_fused_ce_truth(x, l, R, V, 3.0f, &lv, &lb, dv, db, &err_));
     judge("dlogits", dl, dv, db, R * V);
     judge("loss", &loss, &lv, &lb, 1);
@@ -246,7 +147,7 @@ END_TEST
 START_TEST(ce_many_rows)
 {
     /* more rows than 65535 workgroups: the grid is folded over x and y */
-    rng_state = 5;
+    rng_seed(5);
     int32_t *l = labels_mixed(70001, 6);
     ce_case(70001, 6, l, 4.0f, 0);
     free(l);
@@ -256,7 +157,7 @@ END_TEST
 START_TEST(ce_split_rows)
 {
     /* a 2 KiB binding limit: rows go in several dispatches, windows at every alignment */
-    rng_state = 6;
+    rng_seed(6);
     int32_t *l = labels_mixed(41, 37);
     ce_case(41, 37, l, 6.0f, 2048);
     free(l);
@@ -274,12 +175,12 @@ START_TEST(ce_label_out_of_range_is_masked)
     float x[2 * 40] = {0}, dl[2 * 40], loss = -1;
     q4_error err = {0};
     ck_assert_int_eq(q4_check_labels(l, 2, 40, &err), Q4_ERR_ARG);
-    q4vk_buffer *bx = dev_buf(x, sizeof x), *bl = dev_buf(l, sizeof l);
-    q4vk_buffer *bloss = dev_buf(NULL, 4), *bd = dev_buf(NULL, sizeof dl);
+    q4vk_buffer *bx = dev_buf(ctx, x, sizeof x), *bl = dev_buf(ctx, l, sizeof l);
+    q4vk_buffer *bloss = dev_buf(ctx, NULL, 4), *bd = dev_buf(ctx, NULL, sizeof dl);
     q4vk_ce_args a = {bx, bl, bloss, bd, 2, 40, 1.0f};
     CK_OK(q4vk_fused_ce(ctx, &a, NULL, &err_));
-    dev_get(bd, dl, sizeof dl, "dlogits");
-    dev_get(bloss, &loss, 4, "loss");
+    dev_get(ctx, bd, dl, sizeof dl, "dlogits");
+    dev_get(ctx, bloss, &loss, 4, "loss");
     for (int i = 0; i < 80; i++)
         ck_assert_float_eq(dl[i], 0.0f);
     ck_assert_float_eq(loss, 0.0f);
@@ -303,8 +204,8 @@ START_TEST(ce_scratch_alloc_fails)
     float x[2 * 8] = {1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4, -5, -6, -7, -8}, dl[16], loss;
     int32_t l[2] = {3, 0};
     double dv[16], db[16], lv, lb;
-    q4vk_buffer *bx = raw_buf(sizeof x), *bl = raw_buf(sizeof l), *bloss = raw_buf(4);
-    q4vk_buffer *bd = raw_buf(sizeof dl);
+    q4vk_buffer *bx = raw_buf(ctx, sizeof x), *bl = raw_buf(ctx, sizeof l), *bloss = raw_buf(ctx, 4);
+    q4vk_buffer *bd = raw_buf(ctx, sizeof dl);
     CK_OK(q4vk_upload(ctx, bx, 0, x, sizeof x, &err_));
     CK_OK(q4vk_upload(ctx, bl, 0, l, sizeof l, &err_));
     q4vk_ce_args a = {bx, bl, bloss, bd, 2, 8, 2.0f};
@@ -326,9 +227,9 @@ END_TEST
 
 START_TEST(ce_bad_args)
 {
-    q4vk_buffer *bx = raw_buf(40 * 4), *bl = raw_buf(4 * 4);
-    q4vk_buffer *bloss = raw_buf(4), *bd = raw_buf(40 * 4);
-    q4vk_buffer *small = raw_buf(4);
+    q4vk_buffer *bx = raw_buf(ctx, 40 * 4), *bl = raw_buf(ctx, 4 * 4);
+    q4vk_buffer *bloss = raw_buf(ctx, 4), *bd = raw_buf(ctx, 40 * 4);
+    q4vk_buffer *small = raw_buf(ctx, 4);
     q4vk_ce_args a = {bx, bl, bloss, bd, 4, 10, 2.0f}, b;
     b = a, b.logits = NULL;
     CK_FAILS(Q4_ERR_ARG, "logits is NULL; expected a buffer", q4vk_fused_ce(ctx, &b, NULL, &err_));
@@ -379,8 +280,8 @@ static void adamw_case(int64_t numel, float wd, int steps, uint64_t limit)
         m[i] = 0;
         v[i] = 0;
     }
-    q4vk_buffer *bp = dev_buf(p, n * 4), *bg = dev_buf(NULL, n * 4);
-    q4vk_buffer *bm = dev_buf(m, n * 4), *bv = dev_buf(v, n * 4);
+    q4vk_buffer *bp = dev_buf(ctx, p, n * 4), *bg = dev_buf(ctx, NULL, n * 4);
+    q4vk_buffer *bm = dev_buf(ctx, m, n * 4), *bv = dev_buf(ctx, v, n * 4);
     const float b1 = 0.9f, b2 = 0.999f;
     for (int t = 1; t <= steps; t++) {
         /* gradients over many magnitudes, some exactly zero */
@@ -395,9 +296,9 @@ static void adamw_case(int64_t numel, float wd, int steps, uint64_t limit)
                              h.bc1, h.bc2};
         CK_OK(limit ? q4vk_adamw_step_limit(ctx, &a, limit, NULL, &err_)
                     : q4vk_adamw_step(ctx, &a, NULL, &err_));
-        dev_get(bp, p, n * 4, "param");
-        dev_get(bm, m, n * 4, "m");
-        dev_get(bv, v, n * 4, "v");
+        dev_get(ctx, bp, p, n * 4, "param");
+        dev_get(ctx, bm, m, n * 4, "m");
+        dev_get(ctx, bv, v, n * 4, "v");
         judge("param", p, tv[0], tv[1], numel);
         judge("m", m, tv[2], tv[3], numel);
         judge("v", v, tv[4], tv[5], numel);
@@ -413,7 +314,7 @@ static void adamw_case(int64_t numel, float wd, int steps, uint64_t limit)
 
 START_TEST(adamw_steps)
 {
-    rng_state = 11;
+    rng_seed(11);
     adamw_case(1003, 0.01f, 4, 0);   /* weight decay on, numel % 4 == 3 */
     adamw_case(1000, 0.0f, 4, 0);    /* off, whole vec4 only */
     adamw_case(1, 0.1f, 2, 0);       /* the scalar tail alone */
@@ -423,14 +324,14 @@ END_TEST
 
 START_TEST(adamw_many_groups)
 {
-    rng_state = 12;
+    rng_seed(12);
     adamw_case((int64_t)65536 * 4 * 4 + 5, 0.01f, 1, 0);   /* 1M+ elements, > 1000 groups */
 }
 END_TEST
 
 START_TEST(adamw_split)
 {
-    rng_state = 13;
+    rng_seed(13);
     adamw_case(10007, 0.01f, 2, 4096);   /* 10 dispatches of 1024 floats, then a tail */
     adamw_case(999, 0.0f, 2, 1000);      /* limit not a multiple of the alignment */
 }
@@ -438,9 +339,9 @@ END_TEST
 
 START_TEST(adamw_bad_args)
 {
-    q4vk_buffer *b[4], *small = raw_buf(8);
+    q4vk_buffer *b[4], *small = raw_buf(ctx, 8);
     for (int i = 0; i < 4; i++)
-        b[i] = raw_buf(40);
+        b[i] = raw_buf(ctx, 40);
     q4vk_adamw_args a = {b[0], b[1], b[2], b[3], 10, 1e-3f, 0.9f, 0.999f, 1e-8f, 0.0f, 0.1f, 0.001f};
     q4vk_adamw_args c;
     c = a, c.bc1 = 0;
@@ -482,13 +383,13 @@ static int64_t requant_case(const float *lat, const float *sc, int64_t N, int64_
     CK_OK(q4_check_scales(sc, ns, &err_));   /* what a caller must do before upload */
     CK_OK(q4ref_requant_truth(lat, sc, N, K, gs, code, alt, &err_));
 
-    q4vk_buffer *bl = dev_buf(lat, (size_t)(N * K) * 4), *bs = dev_buf(sc, (size_t)ns * 4);
-    q4vk_buffer *bw = dev_buf(NULL, (size_t)nw * 4), *bf = dev_buf(NULL, (size_t)nf);
+    q4vk_buffer *bl = dev_buf(ctx, lat, (size_t)(N * K) * 4), *bs = dev_buf(ctx, sc, (size_t)ns * 4);
+    q4vk_buffer *bw = dev_buf(ctx, NULL, (size_t)nw * 4), *bf = dev_buf(ctx, NULL, (size_t)nf);
     q4vk_requant_args a = {bl, bs, bw, bf, N, K, gs};
     CK_OK(limit ? q4vk_q4gsw_requant_limit(ctx, &a, limit, NULL, &err_)
                 : q4vk_q4gsw_requant(ctx, &a, NULL, &err_));
-    dev_get(bw, w, (size_t)nw * 4, "w");
-    dev_get(bf, flat, (size_t)nf, "flat");
+    dev_get(ctx, bw, w, (size_t)nw * 4, "w");
+    dev_get(ctx, bf, flat, (size_t)nf, "flat");
     CK_OK(q4ref_unpack_w4x8(w, N, K, got, &err_));
     CK_OK(q4ref_unpack_flat(flat, N, K, gotf, &err_));
     for (int64_t i = 0; i < N * K; i++) {
@@ -513,12 +414,12 @@ static int64_t requant_case(const float *lat, const float *sc, int64_t N, int64_
     }
     /* W only, then flat only: the other output stays untouched */
     for (int only = 0; only < 2; only++) {
-        q4vk_buffer *o = dev_buf(NULL, (size_t)(only ? nf : nw * 4));
+        q4vk_buffer *o = dev_buf(ctx, NULL, (size_t)(only ? nf : nw * 4));
         q4vk_requant_args b = {bl, bs, only ? NULL : o, only ? o : NULL, N, K, gs};
         uint8_t *again = malloc((size_t)(only ? nf : nw * 4));
         ck_assert_ptr_nonnull(again);
         CK_OK(q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
-        dev_get(o, again, (size_t)(only ? nf : nw * 4), only ? "flat alone" : "w alone");
+        dev_get(ctx, o, again, (size_t)(only ? nf : nw * 4), only ? "flat alone" : "w alone");
         ck_assert(memcmp(again, only ? (void *)flat : (void *)w, (size_t)(only ? nf : nw * 4)) == 0);
         free(again);
         q4vk_buffer_destroy(ctx, o);
@@ -615,7 +516,7 @@ static int64_t requant_random(int64_t N, int64_t K, int64_t gs, int pow2, uint64
 
 START_TEST(requant_odd_n4)
 {
-    rng_state = 21;
+    rng_seed(21);
     requant_random(12, 16, 8, 1, 0);    /* N4 = 3: last block half padding */
     requant_random(20, 8, 4, 1, 0);     /* N4 = 5 */
     requant_random(4, 4, 4, 1, 0);      /* a single half block */
@@ -624,7 +525,7 @@ END_TEST
 
 START_TEST(requant_random_shapes)
 {
-    rng_state = 22;
+    rng_seed(22);
     requant_random(64, 96, 32, 1, 0);   /* power-of-two scales: strict */
     requant_random(28, 12, 4, 1, 0);    /* K % 8 == 4: flat words span two rows */
     requant_random(16, 72, 24, 1, 0);   /* K/4 = 18: two whole k4 tiles and a partial one */
@@ -641,7 +542,7 @@ START_TEST(requant_near_ties_any_scale)
      * quotients within the division's error of a tie, where an uncorrected x / s
      * lands on either neighbour (the H200 gave 368 alternatives in requant_random_shapes
      * without the correction); all must be the exact roundEven code */
-    rng_state = 24;
+    rng_seed(24);
     const int64_t N = 32, K = 160, gs = 32, ns = q4_scales_count(N, K, gs);
     float *lat = malloc((size_t)(N * K) * 4), *sc = malloc((size_t)ns * 4);
     ck_assert(lat && sc);
@@ -664,7 +565,7 @@ END_TEST
 
 START_TEST(requant_split)
 {
-    rng_state = 23;
+    rng_seed(23);
     /* 8-row ranges (limit just over 8 rows of K floats plus the alignment slack) */
     requant_random(44, 20, 4, 1, 8 * 20 * 4 + 256);
     requant_random(36, 12, 12, 1, 16 * 12 * 4 + 300);   /* 16-row ranges, odd N4 at the end */
@@ -673,9 +574,9 @@ END_TEST
 
 START_TEST(requant_bad_args)
 {
-    q4vk_buffer *bl = raw_buf(8 * 8 * 4), *bs = raw_buf(2 * 8 * 4);
-    q4vk_buffer *bw = raw_buf((size_t)q4_w4x8_words(8, 8) * 4), *bf = raw_buf(32);
-    q4vk_buffer *small = raw_buf(4);
+    q4vk_buffer *bl = raw_buf(ctx, 8 * 8 * 4), *bs = raw_buf(ctx, 2 * 8 * 4);
+    q4vk_buffer *bw = raw_buf(ctx, (size_t)q4_w4x8_words(8, 8) * 4), *bf = raw_buf(ctx, 32);
+    q4vk_buffer *small = raw_buf(ctx, 4);
     q4vk_requant_args a = {bl, bs, bw, bf, 8, 8, 4}, b;
     b = a, b.w = NULL, b.flat = NULL;
     CK_FAILS(Q4_ERR_ARG, "w and flat are both NULL", q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
@@ -710,15 +611,6 @@ END_TEST
 
 /* ---------------- main ---------------- */
 
-/* One test case per test, so that CK_RUN_CASE=<test name> runs just one. */
-#define ADD(s, fn)                                                                  \
-    do {                                                                            \
-        TCase *tc_ = tcase_create(#fn);                                             \
-        tcase_set_timeout(tc_, 120);                                                \
-        tcase_add_test(tc_, fn);                                                    \
-        suite_add_tcase(s, tc_);                                                    \
-    } while (0)
-
 static Suite *make_suite(const char *name)
 {
     Suite *s = suite_create(name);
@@ -752,34 +644,18 @@ static Suite *make_suite(const char *name)
 int main(int argc, char **argv)
 {
     static const char *all[] = {"fused_ce", "adamw", "requant"};
-    q4vk_device_info info;
-    q4_error err = {0};
-    int count = 0, failed;
 
     if (argc > 2 || (argc == 2 && strcmp(argv[1], "fused_ce") && strcmp(argv[1], "adamw") &&
                      strcmp(argv[1], "requant"))) {
         fprintf(stderr, "usage: %s [fused_ce|adamw|requant]\n", argv[0]);
         return 2;
     }
-    if (q4vk_enumerate(&info, 1, &count, &err) == Q4_ERR_UNSUPPORTED || count == 0) {
-        printf("skipped: no Vulkan device (%s)\n", err.msg);
-        return 77;
-    }
-    q4vk_options opt = {0};
-    opt.log = stdout;
-    if (q4vk_create(&opt, &ctx, &err) != Q4_OK) {
-        fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
-        return 1;
-    }
+    const int rc = gpu_test_open(&ctx);
+    if (rc)
+        return rc;
     SRunner *sr = srunner_create(NULL);
     for (int i = 0; i < 3; i++)
         if (argc < 2 || !strcmp(argv[1], all[i]))
             srunner_add_suite(sr, make_suite(all[i]));
-    /* one Vulkan context for every test: a forked child must not inherit it */
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    q4vk_destroy(ctx);
-    return failed ? 1 : 0;
+    return gpu_test_run(sr, ctx);
 }

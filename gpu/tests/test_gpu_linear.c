@@ -19,31 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_test_util.h"
 #include "q4ref.h"
 #include "q4vk.h"
 #include "q4vk_op_linear.h"
 
 static q4vk_context *ctx;
 
-#define GUARD_WORDS 16
-#define GUARD 0xC0FFEE11u
-#define SENTINEL 0x7FBADBADu   /* a NaN: any element left unwritten fails its bound */
 #define PAD_GARBAGE 0xF3C5A917u /* what the GPU sees in odd-N4 padding words */
 
 /* ---------------- helpers ---------------- */
 
-static uint64_t rng_state;
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);   /* splitmix64 */
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static float rng_uniform(float lo, float hi)
-{
-    return lo + (hi - lo) * (float)((double)(rng_next() >> 40) / (double)(1ull << 24));
-}
 static float *rand_floats(int64_t n, float amp)
 {
     float *a = malloc((size_t)n * 4);
@@ -52,86 +38,6 @@ static float *rand_floats(int64_t n, float amp)
         a[i] = rng_uniform(-amp, amp);
     return a;
 }
-
-/* A device buffer holding `bytes` of data (uploaded when src != NULL, else the
- * sentinel) followed by GUARD_WORDS guard words. */
-static q4vk_buffer *dev_buf(const void *src, size_t bytes)
-{
-    const size_t words = (bytes + 3) / 4 + GUARD_WORDS;
-    uint32_t *init = malloc(words * 4);
-    q4vk_buffer *b = NULL;
-    q4_error err = {0};
-    ck_assert_ptr_nonnull(init);
-    for (size_t i = 0; i < words; i++)
-        init[i] = i < (bytes + 3) / 4 ? SENTINEL : GUARD;
-    if (src)
-        memcpy(init, src, bytes);
-    ck_assert_msg(q4vk_buffer_create(ctx, words * 4, &b, &err) == Q4_OK, "%s", err.msg);
-    ck_assert_msg(q4vk_upload(ctx, b, 0, init, words * 4, &err) == Q4_OK, "%s", err.msg);
-    free(init);
-    return b;
-}
-
-/* A buffer of exactly `bytes` (no guard words), for the argument checks. */
-static q4vk_buffer *raw_buf(size_t bytes)
-{
-    q4vk_buffer *b = NULL;
-    q4_error err = {0};
-    ck_assert_msg(q4vk_buffer_create(ctx, bytes, &b, &err) == Q4_OK, "%s", err.msg);
-    return b;
-}
-
-/* Downloads `bytes` of data into dst and checks that the guard words are intact. */
-static void dev_get(q4vk_buffer *b, void *dst, size_t bytes, const char *what)
-{
-    const size_t words = (bytes + 3) / 4 + GUARD_WORDS;
-    uint32_t *all = malloc(words * 4);
-    q4_error err = {0};
-    ck_assert_ptr_nonnull(all);
-    ck_assert_msg(q4vk_download(ctx, b, 0, all, words * 4, &err) == Q4_OK, "%s", err.msg);
-    for (size_t i = (bytes + 3) / 4; i < words; i++)
-        if (all[i] != GUARD)
-            ck_abort_msg("%s: guard word %zu after the output is 0x%08x", what,
-                         i - (bytes + 3) / 4, all[i]);
-    memcpy(dst, all, bytes);
-    free(all);
-}
-
-/* |got - value| <= bound for every element of a rows x cols output; returns the
- * worst err/bound (margin). Tests with `if`: a passing ck_assert costs a write(). */
-static double judge(const char *what, const float *got, const double *value,
-                    const double *bound, int64_t rows, int64_t cols)
-{
-    double worst = 0;
-    for (int64_t i = 0; i < rows * cols; i++) {
-        const double e = fabs((double)got[i] - value[i]);
-        if (!(e <= bound[i]))
-            ck_abort_msg("%s[%lld][%lld] = %.9g, truth %.17g, error %.3g > bound %.3g", what,
-                         (long long)(i / cols), (long long)(i % cols), got[i], value[i], e,
-                         bound[i]);
-        if (bound[i] > 0 && e / bound[i] > worst)
-            worst = e / bound[i];
-    }
-    return worst;
-}
-
-#define CK_OK(call)                                                                 \
-    do {                                                                            \
-        q4_error err_ = {0};                                                        \
-        q4_status st_ = (call);                                                     \
-        ck_assert_msg(st_ == Q4_OK, "%s: %s", q4_status_name(st_), err_.msg);       \
-    } while (0)
-
-/* Expects status `want` and a message containing `needle`. */
-#define CK_FAILS(want, needle, call)                                                \
-    do {                                                                            \
-        q4_error err_ = {0};                                                        \
-        q4_status st_ = (call);                                                     \
-        ck_assert_msg(st_ == (want), "expected %s, got %s (%s)", q4_status_name(want), \
-                      q4_status_name(st_), err_.msg);                               \
-        ck_assert_msg(strstr(err_.msg, (needle)) != NULL, "message \"%s\" lacks \"%s\"", \
-                      err_.msg, (needle));                                          \
-    } while (0)
 
 /* A random q4gsw weight: w is what the truth sees (padding words 0x88888888), w_gpu
  * the same with garbage in the padding words; about one scale in 16 is zero. */
@@ -206,13 +112,14 @@ static void fwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, int bias,
     ck_assert(y && v && bd);
     CK_OK(q4ref_linear_fwd_truth(x, W.w, W.scales, b, M, N, K, gs, v, bd, &err_));
 
-    q4vk_buffer *bx = dev_buf(x, (size_t)(M * K) * 4), *bw = dev_buf(W.w_gpu, (size_t)W.words * 4);
-    q4vk_buffer *bs = dev_buf(W.scales, (size_t)W.n_scales * 4);
-    q4vk_buffer *bb = b ? dev_buf(b, (size_t)N * 4) : NULL, *by = dev_buf(NULL, (size_t)(M * N) * 4);
+    q4vk_buffer *bx = dev_buf(ctx, x, (size_t)(M * K) * 4);
+    q4vk_buffer *bw = dev_buf(ctx, W.w_gpu, (size_t)W.words * 4);
+    q4vk_buffer *bs = dev_buf(ctx, W.scales, (size_t)W.n_scales * 4);
+    q4vk_buffer *bb = b ? dev_buf(ctx, b, (size_t)N * 4) : NULL, *by = dev_buf(ctx, NULL, (size_t)(M * N) * 4);
     q4vk_linear_args a = {bx, bw, bs, bb, by, M, N, K, gs};
     CK_OK(q4vk_linear_q4gsw_opts(ctx, &a, o, NULL, &err_));
-    dev_get(by, y, (size_t)(M * N) * 4, "y");
-    double margin = judge("y", y, v, bd, M, N);
+    dev_get(ctx, by, y, (size_t)(M * N) * 4, "y");
+    double margin = judge_matrix("y", y, v, bd, M, N);
     char tn[48];
     printf("linear_q4gsw M=%lld N=%lld K=%lld gs=%lld bias=%d %s tile %s limit %llu splits %u: "
            "margin %.3g\n", (long long)M, (long long)N, (long long)K, (long long)gs, bias,
@@ -234,7 +141,7 @@ static void fwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, int bias,
 
 START_TEST(fwd_gemv)
 {
-    rng_state = 101;
+    rng_seed(101);
     q4vk_linear_opts o = opts(Q4VK_K_FWD_GEMV, NULL, 0);
     fwd_case(1, 12, 32, 8, 1, &o);      /* odd N4, one block column */
     fwd_case(5, 20, 64, 16, 0, &o);     /* odd N4, partial M */
@@ -247,7 +154,7 @@ END_TEST
 
 START_TEST(fwd_tiled)
 {
-    rng_state = 102;
+    rng_seed(102);
     q4vk_linear_opts o = opts(Q4VK_K_FWD_TILED, &T64, 0);
     fwd_case(1, 12, 32, 8, 1, &o);      /* M = 1 in a 64-row tile */
     fwd_case(3, 20, 72, 24, 0, &o);     /* partial K step (72 = 4.5 steps of 16) */
@@ -266,7 +173,7 @@ END_TEST
 
 START_TEST(fwd_auto_and_many_groups)
 {
-    rng_state = 103;
+    rng_seed(103);
     q4vk_linear_opts o = opts(NULL, NULL, 0);
     fwd_case(8, 4104, 64, 32, 1, &o);   /* gemv (M <= 8): 129 workgroups */
     fwd_case(9, 36, 64, 64, 0, &o);     /* tiled from M = 9 */
@@ -276,7 +183,7 @@ END_TEST
 
 START_TEST(fwd_split)
 {
-    rng_state = 104;
+    rng_seed(104);
     /* x rows of 256 bytes and y rows of 160: a 4 KiB limit gives several dispatches,
      * each with its own aligned binding windows. */
     q4vk_linear_opts o = opts(NULL, &T64, 4096);
@@ -290,7 +197,7 @@ END_TEST
  * outputs added by linear_splitk_reduce. */
 START_TEST(fwd_splitk)
 {
-    rng_state = 105;
+    rng_seed(105);
     q4vk_linear_opts o = opts(Q4VK_K_FWD_TILED, &T64, 0);
     o.splits = 3;
     fwd_case(67, 132, 200, 8, 1, &o);   /* slices 80, 80, 40 (a half step); odd N4, bias */
@@ -318,13 +225,14 @@ static void bwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, const q4vk_lin
     ck_assert(dx && v && bd);
     CK_OK(q4ref_linear_bwd_truth(d, W.w, W.scales, M, N, K, gs, v, bd, &err_));
 
-    q4vk_buffer *bdo = dev_buf(d, (size_t)(M * N) * 4), *bw = dev_buf(W.w_gpu, (size_t)W.words * 4);
-    q4vk_buffer *bs = dev_buf(W.scales, (size_t)W.n_scales * 4);
-    q4vk_buffer *bdx = dev_buf(NULL, (size_t)(M * K) * 4);
+    q4vk_buffer *bdo = dev_buf(ctx, d, (size_t)(M * N) * 4);
+    q4vk_buffer *bw = dev_buf(ctx, W.w_gpu, (size_t)W.words * 4);
+    q4vk_buffer *bs = dev_buf(ctx, W.scales, (size_t)W.n_scales * 4);
+    q4vk_buffer *bdx = dev_buf(ctx, NULL, (size_t)(M * K) * 4);
     q4vk_linear_bwd_args a = {bdo, bw, bs, bdx, M, N, K, gs};
     CK_OK(q4vk_linear_q4gsw_backward_opts(ctx, &a, o, NULL, &err_));
-    dev_get(bdx, dx, (size_t)(M * K) * 4, "dx");
-    double margin = judge("dx", dx, v, bd, M, K);
+    dev_get(ctx, bdx, dx, (size_t)(M * K) * 4, "dx");
+    double margin = judge_matrix("dx", dx, v, bd, M, K);
     char tn[48];
     printf("linear_q4gsw_backward M=%lld N=%lld K=%lld gs=%lld %s tile %s limit %llu splits %u: "
            "margin %.3g\n", (long long)M, (long long)N, (long long)K, (long long)gs,
@@ -344,7 +252,7 @@ static void bwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, const q4vk_lin
 
 START_TEST(bwd_gemv)
 {
-    rng_state = 201;
+    rng_seed(201);
     q4vk_linear_opts o = opts(Q4VK_K_BWD_GEMV, NULL, 0);
     bwd_case(1, 12, 32, 8, &o);         /* odd N4 */
     bwd_case(5, 20, 64, 16, &o);        /* R = 2 (M >= 4), odd N4 */
@@ -357,7 +265,7 @@ END_TEST
 
 START_TEST(bwd_tiled)
 {
-    rng_state = 202;
+    rng_seed(202);
     q4vk_linear_opts o = opts(Q4VK_K_BWD_TILED, &T64, 0);
     bwd_case(1, 12, 32, 8, &o);
     bwd_case(3, 20, 72, 24, &o);        /* depth N = 20: a partial step with padding rows */
@@ -374,7 +282,7 @@ END_TEST
 
 START_TEST(bwd_auto_and_split)
 {
-    rng_state = 203;
+    rng_seed(203);
     q4vk_linear_opts o = opts(NULL, NULL, 0);
     bwd_case(6, 100, 2048, 64, &o);     /* gemv */
     bwd_case(200, 260, 520, 52, &o);    /* tiled, 4 x 9 tiles */
@@ -385,7 +293,7 @@ END_TEST
 
 START_TEST(bwd_splitk)
 {
-    rng_state = 204;
+    rng_seed(204);
     q4vk_linear_opts o = opts(Q4VK_K_BWD_TILED, &T64, 0);
     o.splits = 3;
     bwd_case(67, 132, 96, 32, &o);      /* slices 48, 48, 36: the last one ends in padding rows */
@@ -410,12 +318,13 @@ static void dw_case(int64_t M, int64_t N, int64_t K, const q4vk_linear_opts *o)
     ck_assert(dw && v && bd);
     CK_OK(q4ref_linear_dw_truth(d, x, M, N, K, v, bd, &err_));
 
-    q4vk_buffer *bdo = dev_buf(d, (size_t)(M * N) * 4), *bx = dev_buf(x, (size_t)(M * K) * 4);
-    q4vk_buffer *bdw = dev_buf(NULL, (size_t)(N * K) * 4);
+    q4vk_buffer *bdo = dev_buf(ctx, d, (size_t)(M * N) * 4);
+    q4vk_buffer *bx = dev_buf(ctx, x, (size_t)(M * K) * 4);
+    q4vk_buffer *bdw = dev_buf(ctx, NULL, (size_t)(N * K) * 4);
     q4vk_dw_args a = {bdo, bx, bdw, M, N, K};
     CK_OK(q4vk_linear_dw_opts(ctx, &a, o, NULL, &err_));
-    dev_get(bdw, dw, (size_t)(N * K) * 4, "dW");
-    double margin = judge("dW", dw, v, bd, N, K);
+    dev_get(ctx, bdw, dw, (size_t)(N * K) * 4, "dW");
+    double margin = judge_matrix("dW", dw, v, bd, N, K);
     char tn[48];
     printf("linear_dW M=%lld N=%lld K=%lld tile %s: margin %.3g\n", (long long)M, (long long)N,
            (long long)K, tile_name(o->tile, tn, sizeof tn), margin);
@@ -432,7 +341,7 @@ static void dw_case(int64_t M, int64_t N, int64_t K, const q4vk_linear_opts *o)
 
 START_TEST(dw_shapes)
 {
-    rng_state = 301;
+    rng_seed(301);
     q4vk_linear_opts o = opts(NULL, &T64, 0);
     dw_case(1, 12, 32, &o);             /* depth 1 */
     dw_case(3, 20, 72, &o);             /* depth below one step */
@@ -459,13 +368,13 @@ static void dequant_case(int64_t N, int64_t K, int64_t gs)
     CK_OK(q4ref_dequant_truth(W.w, W.scales, N, K, gs, v, bd, &err_));
     CK_OK(q4ref_dequant_w4x8(W.w, W.scales, N, K, gs, ref, &err_));
 
-    q4vk_buffer *bw = dev_buf(W.w_gpu, (size_t)W.words * 4);
-    q4vk_buffer *bs = dev_buf(W.scales, (size_t)W.n_scales * 4);
-    q4vk_buffer *bo = dev_buf(NULL, (size_t)(N * K) * 4);
+    q4vk_buffer *bw = dev_buf(ctx, W.w_gpu, (size_t)W.words * 4);
+    q4vk_buffer *bs = dev_buf(ctx, W.scales, (size_t)W.n_scales * 4);
+    q4vk_buffer *bo = dev_buf(ctx, NULL, (size_t)(N * K) * 4);
     q4vk_dequant_args a = {bw, bs, bo, N, K, gs};
     CK_OK(q4vk_dequantize(ctx, &a, NULL, &err_));
-    dev_get(bo, got, (size_t)(N * K) * 4, "Wf");
-    double margin = judge("Wf", got, v, bd, N, K);
+    dev_get(ctx, bo, got, (size_t)(N * K) * 4, "Wf");
+    double margin = judge_matrix("Wf", got, v, bd, N, K);
     /* One rounding of an exact product: the fp32 reference's value, bit for bit. */
     for (int64_t i = 0; i < N * K; i++)
         if (memcmp(&got[i], &ref[i], 4))
@@ -486,7 +395,7 @@ static void dequant_case(int64_t N, int64_t K, int64_t gs)
 
 START_TEST(dequant_shapes)
 {
-    rng_state = 401;
+    rng_seed(401);
     dequant_case(12, 40, 8);
     dequant_case(20, 64, 64);
     dequant_case(8, 4, 4);
@@ -521,7 +430,7 @@ static void bad_shape(int64_t M, int64_t N, int64_t K, int64_t gs, q4vk_buffer *
 
 START_TEST(bad_args)
 {
-    q4vk_buffer *one = raw_buf(64), *big = raw_buf(1 << 16);
+    q4vk_buffer *one = raw_buf(ctx, 64), *big = raw_buf(ctx, 1 << 16);
     bad_shape(4, 10, 32, 8, one);       /* N % 4 != 0 */
     bad_shape(4, 12, 40, 16, one);      /* K % gs != 0 */
     bad_shape(0, 12, 32, 8, one);       /* M = 0 */
@@ -546,7 +455,7 @@ START_TEST(bad_args)
     /* NULL buffers, named */
     q4vk_linear_args fa = {big, big, big, NULL, NULL, 4, 16, 32, 8};
     CK_FAILS(Q4_ERR_ARG, "y is NULL", q4vk_linear_q4gsw(ctx, &fa, NULL, &err_));
-    fa.y = raw_buf(4 * 16 * 4);
+    fa.y = raw_buf(ctx, 4 * 16 * 4);
     fa.x = NULL;
     CK_FAILS(Q4_ERR_ARG, "x is NULL", q4vk_linear_q4gsw(ctx, &fa, NULL, &err_));
     fa.x = big;
@@ -572,7 +481,7 @@ START_TEST(bad_args)
              q4vk_linear_q4gsw_opts(ctx, &fa, &o, NULL, &err_));
     fa.M = 9;
     q4vk_buffer_destroy(ctx, fa.y);
-    fa.y = raw_buf(9 * 16 * 4);
+    fa.y = raw_buf(ctx, 9 * 16 * 4);
     o.variant = Q4VK_K_FWD_GEMV;
     CK_FAILS(Q4_ERR_ARG, "handles M <= 8, got M = 9",
              q4vk_linear_q4gsw_opts(ctx, &fa, &o, NULL, &err_));
@@ -623,30 +532,11 @@ END_TEST
 
 /* ---------------- main ---------------- */
 
-#define ADD(s, fn)                                                                  \
-    do {                                                                            \
-        TCase *tc_ = tcase_create(#fn);                                             \
-        tcase_set_timeout(tc_, 120);                                                \
-        tcase_add_test(tc_, fn);                                                    \
-        suite_add_tcase(s, tc_);                                                    \
-    } while (0)
-
 int main(void)
 {
-    q4vk_device_info info;
-    q4_error err = {0};
-    int count = 0, failed;
-
-    if (q4vk_enumerate(&info, 1, &count, &err) == Q4_ERR_UNSUPPORTED || count == 0) {
-        printf("skipped: no Vulkan device (%s)\n", err.msg);
-        return 77;
-    }
-    q4vk_options opt = {0};
-    opt.log = stdout;
-    if (q4vk_create(&opt, &ctx, &err) != Q4_OK) {
-        fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
-        return 1;
-    }
+    const int rc = gpu_test_open(&ctx);
+    if (rc)
+        return rc;
     Suite *s = suite_create("linear");
     ADD(s, fwd_gemv);
     ADD(s, fwd_tiled);
@@ -660,12 +550,5 @@ int main(void)
     ADD(s, dw_shapes);
     ADD(s, dequant_shapes);
     ADD(s, bad_args);
-    SRunner *sr = srunner_create(s);
-    /* one Vulkan context for every test: a forked child must not inherit it */
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    q4vk_destroy(ctx);
-    return failed ? 1 : 0;
+    return gpu_test_run(srunner_create(s), ctx);
 }
