@@ -8,8 +8,8 @@
  *  - linear_q4gsw_tiled (any M; the choice above 8, or without subgroup arithmetic): the tiled GEMM of q4_gemm.glsl
  *    with a tile picked from the device limits; x and y are split by rows into
  *    several dispatches when they exceed one binding.
- * The order below: public entry, argument checks, the two variants, the dispatcher. */
-#include <inttypes.h>
+ * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
+ * the two variants, the dispatcher. */
 #include <string.h>
 
 #include "q4vk_op_linear.h"
@@ -25,30 +25,10 @@ q4_status q4vk_linear_q4gsw(q4vk_context *ctx, const q4vk_linear_args *a, q4vk_t
     return q4vk_linear_q4gsw_opts(ctx, a, NULL, t, err);
 }
 
-/* Shape, pointers, sizes, aliasing, and the bindings that are never split. */
-static q4_status check_args(const q4vk_linear_args *a, uint64_t lim, q4_error *err)
+/* x, w, scales, bias and y as q4vk_lin_check_args and q4vk_lin_gemv_check see them. */
+static q4vk_lin_operands operands(const q4vk_linear_args *a)
 {
-    q4_status st;
-    if ((st = q4_check_linear(a->M, a->N, a->K, a->gs, err)))
-        return st;
-    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
-    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
-    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    if ((st = q4vk_lin_buffer(a->x, "x", M * K * 4, err)) ||
-        (st = q4vk_lin_buffer(a->w, "w", w_bytes, err)) ||
-        (st = q4vk_lin_buffer(a->scales, "scales", s_bytes, err)) ||
-        (a->bias && (st = q4vk_lin_buffer(a->bias, "bias", N * 4, err))) ||
-        (st = q4vk_lin_buffer(a->y, "y", M * N * 4, err)) ||
-        (st = q4vk_lin_distinct(a->y, "y", a->x, "x", err)) ||
-        (st = q4vk_lin_distinct(a->y, "y", a->w, "w", err)) ||
-        (st = q4vk_lin_distinct(a->y, "y", a->scales, "scales", err)) ||
-        (st = q4vk_lin_distinct(a->y, "y", a->bias, "bias", err)))
-        return st;
-    if ((st = q4vk_lin_fits("w", w_bytes, lim, err)) ||
-        (st = q4vk_lin_fits("scales", s_bytes, lim, err)) ||
-        (a->bias && (st = q4vk_lin_fits("bias", N * 4, lim, err))))
-        return st;
-    return Q4_OK;
+    return (q4vk_lin_operands){a->x, a->w, a->scales, a->bias, a->y, "x", "y", a->K, a->N};
 }
 
 static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t lim,
@@ -57,18 +37,10 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4;
+    const q4vk_lin_operands p = operands(a);
     q4_status st;
-    if (M > Q4VK_GEMV_MAX_M)
-        return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
-                       Q4VK_K_FWD_GEMV, Q4VK_GEMV_MAX_M, M);
-    if ((st = q4vk_lin_fits("x", M * K * 4, lim, err)) ||
-        (st = q4vk_lin_fits("y", M * N * 4, lim, err)))
+    if ((st = q4vk_lin_gemv_check(info, Q4VK_K_FWD_GEMV, M, &p, lim, err)))
         return st;
-
-    if (!q4vk_lin_gemv_ok(info))
-        return q4_fail(err, Q4_ERR_UNSUPPORTED,
-                       "variant %s needs subgroup arithmetic in compute shaders (subgroup size "
-                       "%u); this device lacks it", Q4VK_K_FWD_GEMV, info->subgroup_size);
     /* 256 invocations (128 where that is the device's most): 2 lanes along N8 x KT
      * slices along K, each with U blocks in flight (fewer as M's accumulators grow;
      * H200, M = 1, N = K = 16384: U = 4 took 0.415 ms where U = 8 took 0.586);
@@ -160,7 +132,8 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
     if (!a)
         return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected linear_q4gsw arguments");
     const uint64_t lim = q4vk_lin_limit(ctx, o);
-    if ((st = check_args(a, lim, err)))
+    const q4vk_lin_operands p = operands(a);
+    if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)))
         return st;
     const char *v = o && o->variant ? o->variant
                   : a->M <= Q4VK_GEMV_MAX_M && q4vk_lin_gemv_ok(q4vk_info(ctx)) ? Q4VK_K_FWD_GEMV

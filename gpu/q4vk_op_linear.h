@@ -73,6 +73,24 @@ q4_status q4vk_lin_buffer(const q4vk_buffer *b, const char *name, uint64_t need,
 /* An output that must not be the same buffer as an input (Q4_ERR_ARG). */
 q4_status q4vk_lin_distinct(const q4vk_buffer *out, const char *oname, const q4vk_buffer *in,
                             const char *iname, q4_error *err);
+/* The operands of linear_q4gsw (in = x [M, K], out = y [M, N]) and of its backward
+ * (in = dout [M, N], out = dx [M, K], no bias). */
+typedef struct q4vk_lin_operands {
+    const q4vk_buffer *in, *w, *scales, *bias, *out;   /* bias: NULL = none */
+    const char *in_name, *out_name;
+    int64_t in_cols, out_cols;
+} q4vk_lin_operands;
+/* The checks both launchers make, in this order (the first failure is reported):
+ * the shape; in, w, scales, bias and out hold their bytes; out is none of the
+ * inputs; w, scales and bias each fit one binding of `limit` bytes (in and out may
+ * be split by rows). */
+q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
+                              const q4vk_lin_operands *p, uint64_t limit, q4_error *err);
+/* Whether gemv variant `variant` can run on p: M <= Q4VK_GEMV_MAX_M (Q4_ERR_ARG), in
+ * and out each in one binding of `limit` bytes (Q4_ERR_RESOURCE), subgroup
+ * arithmetic on the device (Q4_ERR_UNSUPPORTED). */
+q4_status q4vk_lin_gemv_check(const q4vk_device_info *info, const char *variant, uint64_t M,
+                              const q4vk_lin_operands *p, uint64_t limit, q4_error *err);
 /* The largest binding: o->max_binding or the device's, capped so that 32-bit
  * element indices in the kernels cannot overflow. */
 uint64_t q4vk_lin_limit(const q4vk_context *ctx, const q4vk_linear_opts *o);

@@ -10,8 +10,8 @@
  *    arithmetic): the tiled GEMM of
  *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
  *    dispatches when they exceed one binding.
- * The order below: public entry, argument checks, the two variants, the dispatcher. */
-#include <inttypes.h>
+ * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
+ * the two variants, the dispatcher. */
 #include <string.h>
 
 #include "q4vk_op_linear.h"
@@ -30,26 +30,10 @@ q4_status q4vk_linear_q4gsw_backward(q4vk_context *ctx, const q4vk_linear_bwd_ar
     return q4vk_linear_q4gsw_backward_opts(ctx, a, NULL, t, err);
 }
 
-static q4_status check_args(const q4vk_linear_bwd_args *a, uint64_t lim, q4_error *err)
+/* dout, w, scales and dx as q4vk_lin_check_args and q4vk_lin_gemv_check see them. */
+static q4vk_lin_operands operands(const q4vk_linear_bwd_args *a)
 {
-    q4_status st;
-    if ((st = q4_check_linear(a->M, a->N, a->K, a->gs, err)))
-        return st;
-    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
-    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
-    const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    if ((st = q4vk_lin_buffer(a->dout, "dout", M * N * 4, err)) ||
-        (st = q4vk_lin_buffer(a->w, "w", w_bytes, err)) ||
-        (st = q4vk_lin_buffer(a->scales, "scales", s_bytes, err)) ||
-        (st = q4vk_lin_buffer(a->dx, "dx", M * K * 4, err)) ||
-        (st = q4vk_lin_distinct(a->dx, "dx", a->dout, "dout", err)) ||
-        (st = q4vk_lin_distinct(a->dx, "dx", a->w, "w", err)) ||
-        (st = q4vk_lin_distinct(a->dx, "dx", a->scales, "scales", err)))
-        return st;
-    if ((st = q4vk_lin_fits("w", w_bytes, lim, err)) ||
-        (st = q4vk_lin_fits("scales", s_bytes, lim, err)))
-        return st;
-    return Q4_OK;
+    return (q4vk_lin_operands){a->dout, a->w, a->scales, NULL, a->dx, "dout", "dx", a->N, a->K};
 }
 
 static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint64_t lim,
@@ -58,18 +42,10 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4;
+    const q4vk_lin_operands p = operands(a);
     q4_status st;
-    if (M > Q4VK_GEMV_MAX_M)
-        return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
-                       Q4VK_K_BWD_GEMV, Q4VK_GEMV_MAX_M, M);
-    if ((st = q4vk_lin_fits("dout", M * N * 4, lim, err)) ||
-        (st = q4vk_lin_fits("dx", M * K * 4, lim, err)))
+    if ((st = q4vk_lin_gemv_check(info, Q4VK_K_BWD_GEMV, M, &p, lim, err)))
         return st;
-
-    if (!q4vk_lin_gemv_ok(info))
-        return q4_fail(err, Q4_ERR_UNSUPPORTED,
-                       "variant %s needs subgroup arithmetic in compute shaders (subgroup size "
-                       "%u); this device lacks it", Q4VK_K_BWD_GEMV, info->subgroup_size);
     /* R k4 rows x U block columns in flight per invocation; R > 1 shares the dout
      * loads. Fewer as M's accumulators and dout registers grow. H200, M = 1,
      * N = K = 16384: R = 8, U = 1 took 0.383 ms where R = 4, U = 2 took 0.397. */
@@ -170,7 +146,8 @@ q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_b
         return q4_fail(err, Q4_ERR_ARG,
                        "args is NULL; expected linear_q4gsw_backward arguments");
     const uint64_t lim = q4vk_lin_limit(ctx, o);
-    if ((st = check_args(a, lim, err)))
+    const q4vk_lin_operands p = operands(a);
+    if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)))
         return st;
     const char *v = o && o->variant ? o->variant
                   : a->M <= Q4VK_GEMV_MAX_M && q4vk_lin_gemv_ok(q4vk_info(ctx)) ? Q4VK_K_BWD_GEMV

@@ -254,6 +254,51 @@ bool q4vk_lin_gemv_ok(const q4vk_device_info *info)
     return info->subgroup_arithmetic && sg >= 4 && sg <= 128 && (sg & (sg - 1)) == 0;
 }
 
+q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
+                              const q4vk_lin_operands *p, uint64_t limit, q4_error *err)
+{
+    q4_status st;
+    if ((st = q4_check_linear(M, N, K, gs, err)))
+        return st;
+    const uint64_t in_bytes = (uint64_t)M * (uint64_t)p->in_cols * 4;
+    const uint64_t out_bytes = (uint64_t)M * (uint64_t)p->out_cols * 4;
+    const uint64_t w_bytes = (uint64_t)q4_w4x8_words(N, K) * 4;
+    const uint64_t s_bytes = (uint64_t)q4_scales_count(N, K, gs) * 4;
+    const uint64_t b_bytes = (uint64_t)N * 4;
+    if ((st = q4vk_lin_buffer(p->in, p->in_name, in_bytes, err)) ||
+        (st = q4vk_lin_buffer(p->w, "w", w_bytes, err)) ||
+        (st = q4vk_lin_buffer(p->scales, "scales", s_bytes, err)) ||
+        (p->bias && (st = q4vk_lin_buffer(p->bias, "bias", b_bytes, err))) ||
+        (st = q4vk_lin_buffer(p->out, p->out_name, out_bytes, err)) ||
+        (st = q4vk_lin_distinct(p->out, p->out_name, p->in, p->in_name, err)) ||
+        (st = q4vk_lin_distinct(p->out, p->out_name, p->w, "w", err)) ||
+        (st = q4vk_lin_distinct(p->out, p->out_name, p->scales, "scales", err)) ||
+        (st = q4vk_lin_distinct(p->out, p->out_name, p->bias, "bias", err)))
+        return st;
+    if ((st = q4vk_lin_fits("w", w_bytes, limit, err)) ||
+        (st = q4vk_lin_fits("scales", s_bytes, limit, err)) ||
+        (p->bias && (st = q4vk_lin_fits("bias", b_bytes, limit, err))))
+        return st;
+    return Q4_OK;
+}
+
+q4_status q4vk_lin_gemv_check(const q4vk_device_info *info, const char *variant, uint64_t M,
+                              const q4vk_lin_operands *p, uint64_t limit, q4_error *err)
+{
+    q4_status st;
+    if (M > Q4VK_GEMV_MAX_M)
+        return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
+                       variant, Q4VK_GEMV_MAX_M, M);
+    if ((st = q4vk_lin_fits(p->in_name, M * (uint64_t)p->in_cols * 4, limit, err)) ||
+        (st = q4vk_lin_fits(p->out_name, M * (uint64_t)p->out_cols * 4, limit, err)))
+        return st;
+    if (!q4vk_lin_gemv_ok(info))
+        return q4_fail(err, Q4_ERR_UNSUPPORTED,
+                       "variant %s needs subgroup arithmetic in compute shaders (subgroup size "
+                       "%u); this device lacks it", variant, info->subgroup_size);
+    return Q4_OK;
+}
+
 q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
                             q4vk_pipeline **out, q4_error *err)
 {
