@@ -61,26 +61,23 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4h_tensor *in,
         st = write_npy(sub, t->name, descr, t->data, t->dtype == 'b' ? 1 : 4, t->rows, t->cols,
                        err);
     }
+    /* Three arrays per output: a real one's truth, bound and result, a code one's
+     * code, alternative code and result. */
+    typedef struct npy_part {
+        const char *suffix, *descr;
+        const void *data;
+        size_t elem;
+    } npy_part;
     for (int k = 0; k < out->n && st == Q4_OK; k++) {
         const q4h_output *o = &out->o[k];
-        if (o->got) {
-            snprintf(name, sizeof name, "%s.value", o->name);
-            st = write_npy(sub, name, "<f8", o->value, 8, o->rows, o->cols, err);
-            snprintf(name, sizeof name, "%s.bound", o->name);
-            if (st == Q4_OK)
-                st = write_npy(sub, name, "<f8", o->bound, 8, o->rows, o->cols, err);
-            snprintf(name, sizeof name, "%s.got", o->name);
-            if (st == Q4_OK)
-                st = write_npy(sub, name, "<f4", o->got, 4, o->rows, o->cols, err);
-        } else {
-            snprintf(name, sizeof name, "%s.code", o->name);
-            st = write_npy(sub, name, "|u1", o->code, 1, o->rows, o->cols, err);
-            snprintf(name, sizeof name, "%s.alt", o->name);
-            if (st == Q4_OK)
-                st = write_npy(sub, name, "|u1", o->alt, 1, o->rows, o->cols, err);
-            snprintf(name, sizeof name, "%s.got", o->name);
-            if (st == Q4_OK)
-                st = write_npy(sub, name, "|u1", o->got_code, 1, o->rows, o->cols, err);
+        const npy_part real[3] = {{"value", "<f8", o->value, 8}, {"bound", "<f8", o->bound, 8},
+                                  {"got", "<f4", o->got, 4}};
+        const npy_part code[3] = {{"code", "|u1", o->code, 1}, {"alt", "|u1", o->alt, 1},
+                                  {"got", "|u1", o->got_code, 1}};
+        const npy_part *p = o->got ? real : code;
+        for (int j = 0; j < 3 && st == Q4_OK; j++) {
+            snprintf(name, sizeof name, "%s.%s", o->name, p[j].suffix);
+            st = write_npy(sub, name, p[j].descr, p[j].data, p[j].elem, o->rows, o->cols, err);
         }
     }
     return st;
