@@ -1,6 +1,5 @@
 /* run_case.c: one case's straight line, in the worker process:
  *   support -> inputs -> truth -> GPU (repeat times) -> judge -> dump. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,7 +9,7 @@
 #include "op.h"
 #include "runner.h"
 
-static double now_s(void)
+double q4h_now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -58,18 +57,14 @@ static int badness(q4_verdict v)
     }
 }
 
-static void init_result(const q4h_run_options *opt, const q4_case *c, q4_result *r)
+void q4h_result_start(const q4h_run_options *opt, const q4_case *c, q4_result *r)
 {
-    memset(r, 0, sizeof *r);
+    q4_result_init(r); /* InternalError until judged; gpu_ms -1, figures NAN, index -1 */
     snprintf(r->name, sizeof r->name, "%s", c->name);
     snprintf(r->op, sizeof r->op, "%s", c->op);
     snprintf(r->family, sizeof r->family, "%s", c->family);
     snprintf(r->repro, sizeof r->repro, "q4cts run --filter %s --seed %llu%s", c->name,
              (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
-    r->verdict = Q4_INTERNAL_ERROR;
-    r->gpu_ms = -1;
-    r->worst_err = r->worst_margin = r->got = r->expected = r->bound = NAN;
-    r->index = -1;
 }
 
 /* One GPU run and its judgement into r; recreates the context after a loss. */
@@ -106,10 +101,10 @@ void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case 
     q4h_outputs out = { 0 };
     q4h_tensor tensors[Q4H_MAX_TENSORS];
     q4_error err = { 0 };
-    double t0 = now_s();
+    double t0 = q4h_now_s();
     char why[256] = "";
 
-    init_result(opt, c, r);
+    q4h_result_start(opt, c, r);
     if (!op) {
         snprintf(r->message, sizeof r->message, "no descriptor for op %s", c->op);
         goto done;
@@ -149,5 +144,5 @@ void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case 
 done:
     q4h_outputs_free(&out);
     q4_inputs_free(&in);
-    r->seconds = now_s() - t0;
+    r->seconds = q4h_now_s() - t0;
 }

@@ -5,14 +5,12 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 enum { MSG_DEVICE, MSG_SETUP_ERROR, MSG_BEGIN, MSG_RESULT };
@@ -62,13 +60,6 @@ static void worker(const q4h_run_options *opt, const q4_case *cases, size_t n, s
     exit(0); /* exit, not _exit: coverage data is written at exit */
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Reads one whole message; 1 on success, 0 at end of stream. */
 static int read_msg(int fd, msg *m)
 {
@@ -89,18 +80,11 @@ static int read_msg(int fd, msg *m)
 static void lost_case(const q4h_run_options *opt, const q4_case *c, q4_verdict v,
                       const char *why, double seconds, const q4h_sink *sink)
 {
-    q4_result r = { 0 };
-    snprintf(r.name, sizeof r.name, "%s", c->name);
-    snprintf(r.op, sizeof r.op, "%s", c->op);
-    snprintf(r.family, sizeof r.family, "%s", c->family);
-    snprintf(r.repro, sizeof r.repro, "q4cts run --filter %s --seed %llu%s", c->name,
-             (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
+    q4_result r;
+    q4h_result_start(opt, c, &r);
     snprintf(r.message, sizeof r.message, "%.500s", why);
     r.verdict = v;
     r.seconds = seconds;
-    r.gpu_ms = -1;
-    r.worst_err = r.worst_margin = r.got = r.expected = r.bound = NAN;
-    r.index = -1;
     sink->result(sink->user, &r);
 }
 
@@ -131,7 +115,7 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
         q4_status st = Q4_OK;
         for (;;) {
             struct pollfd p = { .fd = fds[0], .events = POLLIN };
-            double left = current >= 0 ? limit - (now_s() - began) : limit * 10;
+            double left = current >= 0 ? limit - (q4h_now_s() - began) : limit * 10;
             int ready = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
             if (ready < 0 && errno == EINTR)
                 continue;
@@ -140,7 +124,7 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
                 char why[160];
                 snprintf(why, sizeof why, "the case ran past the %.0f s watchdog; its worker "
                          "was killed", limit);
-                lost_case(opt, &cases[current], Q4_TIMEOUT, why, now_s() - began, sink);
+                lost_case(opt, &cases[current], Q4_TIMEOUT, why, q4h_now_s() - began, sink);
                 start = (size_t)current + 1;
                 break;
             }
@@ -158,7 +142,7 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
                     else
                         snprintf(why, sizeof why, "the worker exited with status %d during "
                                  "the case", WEXITSTATUS(status));
-                    lost_case(opt, &cases[current], Q4_CRASH, why, now_s() - began, sink);
+                    lost_case(opt, &cases[current], Q4_CRASH, why, q4h_now_s() - began, sink);
                     start = (size_t)current + 1;
                 } else if (!have_device) {
                     st = q4_fail(err, Q4_ERR_DEVICE, "the worker process ended before it "
@@ -184,7 +168,7 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
                     st = sink->device(sink->user, &m.u.info, err);
             } else if (m.type == MSG_BEGIN) {
                 current = (long)m.index;
-                began = now_s();
+                began = q4h_now_s();
                 if (sink->begin)
                     sink->begin(sink->user, &cases[current]);
             } else if (m.type == MSG_RESULT) {

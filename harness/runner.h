@@ -51,6 +51,12 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
 void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
                   q4_result *r);
 
+/* A result for case c that is not yet judged (q4_result_init) with its name, op,
+ * family and repro line filled in: where every verdict of a case starts. */
+void q4h_result_start(const q4h_run_options *opt, const q4_case *c, q4_result *r);
+/* Monotonic seconds, for case times and the watchdog. */
+double q4h_now_s(void);
+
 /* Creates a context with the overrides installed; a reopened one (after a lost
  * device or a dead worker) gets no injected faults. */
 q4_status q4h_open_device(const q4h_run_options *opt, bool reopen, q4vk_context **ctx,
