@@ -1,8 +1,21 @@
 /* q4vk_op_ceilings.c: measures the device's copy bandwidth and fp32 FMA rate, the
  * ceilings against which perf mode reports every op as a ratio. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "q4vk.h"
+
+/* GPUs drop their clocks when idle (the H200 idles at 345 MHz of 1980) and raise them
+ * only after a sustained load of some tens of ms: a ceiling measured on a cold GPU
+ * reads low, so each kernel first runs for at least this long, untimed. */
+#define CEILING_WARMUP_S 0.3
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -10,7 +23,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median GPU time of `reps` runs of one dispatch (after one warm-up). */
+/* Median GPU time of `reps` runs of one dispatch (after CEILING_WARMUP_S of warm-up). */
 static q4_status time_dispatch(q4vk_context *ctx, const q4vk_dispatch *d, int reps, double *ms,
                                q4_error *err)
 {
@@ -18,7 +31,9 @@ static q4_status time_dispatch(q4vk_context *ctx, const q4vk_dispatch *d, int re
     q4vk_timing tm;
     if (reps > 64)
         reps = 64;
-    q4_status st = q4vk_run(ctx, d, 1, &tm, err);
+    q4_status st = Q4_OK;
+    for (double t0 = now_s(); st == Q4_OK && now_s() - t0 < CEILING_WARMUP_S;)
+        st = q4vk_run(ctx, d, 1, &tm, err);
     for (int i = 0; i < reps && st == Q4_OK; i++) {
         st = q4vk_run(ctx, d, 1, &tm, err);
         t[i] = tm.gpu_ms;

@@ -47,8 +47,10 @@ static const char usage[] =
     "\n"
     "Perf:\n"
     "  --reps N             timed repetitions per shape (default 20)\n"
-    "  --warmup N           untimed runs first (default 3)\n"
-    "  --baseline FILE      compare with a saved --json; an op >10%% slower exits 1\n"
+    "  --warmup N           untimed runs first: at least N (default 3) ...\n"
+    "  --warmup-ms MS       ... and at least MS of wall time (default 500), so that an\n"
+    "                       idle GPU is back at full clocks before timing starts\n"
+    "  --baseline FILE      compare with a saved --json; an op >10% slower exits 1\n"
     "\n"
     "  --help, --version\n"
     "\n"
@@ -99,7 +101,7 @@ static q4_status push(const char **list, size_t *n, const char *flag, const char
 
 enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SHARD,
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
-       OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_BASELINE, OPT_HELP,
+       OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
        OPT_VERSION };
 
 q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
@@ -122,6 +124,7 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
         { "inject-fault", required_argument, 0, OPT_FAULT },
         { "reps", required_argument, 0, OPT_REPS },
         { "warmup", required_argument, 0, OPT_WARMUP },
+        { "warmup-ms", required_argument, 0, OPT_WARMUP_MS },
         { "baseline", required_argument, 0, OPT_BASELINE },
         { "help", no_argument, 0, OPT_HELP },
         { "version", no_argument, 0, OPT_VERSION },
@@ -132,7 +135,7 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
     uint64_t v;
 
     *cli = (q4h_cli){ .shard_n = 1, .repeat = 1, .timeout_s = 60, .perf_reps = 20,
-                      .perf_warmup = 3 };
+                      .perf_warmup = 3, .perf_warmup_ms = 500 };
     opterr = 0;
     optind = 1;
     int c;
@@ -178,6 +181,10 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
         case OPT_WARMUP:
             st = parse_uint("--warmup", optarg, 1000000, &v, err);
             cli->perf_warmup = (int)v;
+            break;
+        case OPT_WARMUP_MS:
+            st = parse_uint("--warmup-ms", optarg, 3600000, &v, err);
+            cli->perf_warmup_ms = (int)v;
             break;
         case OPT_TIMEOUT:
             if ((st = parse_uint("--timeout", optarg, 86400, &v, err)) == Q4_OK && v == 0)

@@ -28,7 +28,7 @@ typedef struct q4h_cli {
     const char *kernel_args[Q4H_MAX_LIST];  /* OP=FILE.spv, resolved by the caller */
     size_t n_kernels;
     q4vk_faults faults;
-    int perf_reps, perf_warmup;
+    int perf_reps, perf_warmup, perf_warmup_ms;
 } q4h_cli;
 
 /* Parses argv into *cli; on a usage error fills err and returns Q4_ERR_ARG.

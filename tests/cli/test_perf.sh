@@ -10,21 +10,24 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-"$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --json perf.json >out.txt 2>&1
+"$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --warmup-ms 20 --json perf.json >out.txt 2>&1
 rc=$?
 cat out.txt
 [ $rc -eq 0 ] || fail "perf exited $rc"
-grep -q '^ceilings: copy [0-9.]* GB/s, fp32 FMA [0-9.]* TFLOP/s' out.txt || fail "no ceilings line"
+grep -q '^ceilings: copy [0-9.]* GB/s, fp32 FMA [0-9.]* TFLOP/s (3 reps, warm-up 1 runs and 20 ms)' out.txt ||
+    fail "no ceilings line naming the reps and the warm-up"
 n=$(grep -cv '^#' "$src/cases/perf-smoke.txt")
 [ "$(grep -c '"median_ms": ' perf.json)" -eq "$n" ] || fail "perf.json does not time all $n cases"
 grep -q '"error"' perf.json && fail "a perf case reported an error"
 # A baseline 1000x faster than anything measurable: every case is a regression.
 sed -E 's/"median_ms": [0-9.e+-]+/"median_ms": 1e-9/' perf.json >fast.json
-"$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --baseline fast.json >base.txt 2>&1
+"$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --warmup-ms 0 --baseline fast.json >base.txt 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "perf against a faster baseline exited $rc, expected 1"
 grep -q 'REGRESSION' base.txt || fail "no REGRESSION line against a faster baseline"
 "$q4cts" perf --baseline missing.json >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing baseline file is not a set-up error (exit 2)"
+"$q4cts" perf --warmup-ms 1.5 >err.txt 2>&1
+[ $? -eq 2 ] && grep -q -- '--warmup-ms' err.txt || fail "a malformed --warmup-ms is not a usage error naming it"
 echo "$failures failed"
 [ "$failures" -eq 0 ]
