@@ -11,20 +11,13 @@
 #include <string.h>
 
 #include "op.h"
+#include "q4report.h"
 #include "runner.h"
 #include "select.h"
 
 #ifndef Q4CTS_CASES_DIR
 #define Q4CTS_CASES_DIR "cases"
 #endif
-
-typedef struct perf_row {
-    char name[Q4_CASE_NAME_MAX];
-    const char *op;
-    double median_ms, p10_ms, p90_ms, gbs, tflops, pct;
-    const char *bound_by;       /* "bandwidth" or "fma" */
-    char error[200];
-} perf_row;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -34,7 +27,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* Times one case; fills row. */
 static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_ceilings *ceil,
-                           const q4_case *c, perf_row *row, q4_error *err)
+                           const q4_case *c, q4_perf_result *row, q4_error *err)
 {
     const q4h_op *op = q4h_op_find(c->op);
     q4_inputs in = { 0 };
@@ -69,7 +62,7 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
         /* Ridge point: flops per byte at which the FMA rate, not bandwidth, binds. */
         double ridge = ceil->fma_tflops * 1e3 / ceil->copy_gbs;
         int compute = op->flops(c) / op->bytes(c) > ridge;
-        row->bound_by = compute ? "fma" : "bandwidth";
+        snprintf(row->bound_by, sizeof row->bound_by, "%s", compute ? "fma" : "bandwidth");
         row->pct = compute ? 100.0 * row->tflops / ceil->fma_tflops
                            : 100.0 * row->gbs / ceil->copy_gbs;
     }
@@ -109,54 +102,6 @@ static char *read_text(const char *path)
     return buf;
 }
 
-static void json_escape(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-}
-
-static q4_status write_json(const char *path, const q4vk_device_info *info,
-                            const q4vk_ceilings *ceil, const perf_row *rows, size_t n,
-                            q4_error *err)
-{
-    char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return q4_fail(err, Q4_ERR_IO, "cannot write %s", tmp);
-    fprintf(f, "{\"q4cts_perf\": {\"version\": \"%s\", \"device\": \"", Q4CTS_VERSION);
-    json_escape(f, info->name);
-    fprintf(f, "\", \"driver\": \"");
-    json_escape(f, info->driver_name);
-    fprintf(f, " %s\",\n \"ceilings\": {\"copy_gbs\": %.6g, \"fma_tflops\": %.6g},\n"
-               " \"results\": [\n", info->driver_version_str, ceil->copy_gbs, ceil->fma_tflops);
-    for (size_t i = 0; i < n; i++) {
-        const perf_row *r = &rows[i];
-        fprintf(f, "  {\"name\": \"%s\", \"op\": \"%s\", ", r->name, r->op);
-        if (r->error[0]) {
-            fprintf(f, "\"error\": \"");
-            json_escape(f, r->error);
-            fprintf(f, "\"}%s\n", i + 1 < n ? "," : "");
-        } else {
-            fprintf(f, "\"median_ms\": %.6g, \"p10_ms\": %.6g, \"p90_ms\": %.6g, \"gbs\": %.6g, "
-                       "\"tflops\": %.6g, \"bound_by\": \"%s\", \"pct_of_ceiling\": %.4g}%s\n",
-                    r->median_ms, r->p10_ms, r->p90_ms, r->gbs, r->tflops, r->bound_by, r->pct,
-                    i + 1 < n ? "," : "");
-        }
-    }
-    fprintf(f, " ]}}\n");
-    if (fclose(f) != 0 || rename(tmp, path) != 0)
-        return q4_fail(err, Q4_ERR_IO, "cannot write %s", path);
-    return Q4_OK;
-}
-
 int q4h_perf(const q4h_cli *cli)
 {
     q4h_cli sel = *cli;
@@ -189,29 +134,43 @@ int q4h_perf(const q4h_cli *cli)
            cli->perf_warmup_ms);
     printf("%-58s %10s %10s %9s %9s %7s %s\n", "case", "median ms", "p10-p90 %", "GB/s",
            "TFLOP/s", "% ceil", "bound");
-    perf_row *rows = calloc(n, sizeof *rows);
-    for (size_t i = 0; rows && i < n; i++) {
-        perf_row *r = &rows[i];
-        snprintf(r->name, sizeof r->name, "%s", cases[i].name);
-        r->op = cases[i].op;
-        if (time_case(ctx, cli, &ceil, &cases[i], r, &err) != Q4_OK) {
-            snprintf(r->error, sizeof r->error, "%.190s", err.msg);
-            printf("%-58s error: %s\n", r->name, r->error);
-            rc = 1;
-            continue;
-        }
-        printf("%-58s %10.4f %10.1f %9.1f %9.3f %7.1f %s", r->name, r->median_ms,
-               100.0 * (r->p90_ms - r->p10_ms) / r->median_ms, r->gbs, r->tflops, r->pct,
-               r->bound_by);
-        double base = baseline ? baseline_ms(baseline, r->name) : -1;
-        if (base > 0 && r->median_ms > 1.10 * base) {
-            printf("  REGRESSION: %.4f ms vs baseline %.4f ms (+%.0f%%)", r->median_ms, base,
-                   100.0 * (r->median_ms / base - 1));
-            regressions++;
-        }
-        printf("\n");
+    const q4vk_device_info *info = q4vk_info(ctx);
+    char driver[sizeof info->driver_name + sizeof info->driver_version_str + 2];
+    snprintf(driver, sizeof driver, "%s %s", info->driver_name, info->driver_version_str);
+    const q4_prop props[] = { { "device", info->name }, { "driver", driver } };
+    q4_perf_json *json = NULL;
+    if (cli->json && q4_perf_json_open(cli->json, props, 2, ceil.copy_gbs, ceil.fma_tflops,
+                                       &json, &err) != Q4_OK) {
+        fprintf(stderr, "q4cts: %s\n", err.msg);
+        rc = 2;
+        n = 0;   /* no report, no run: the user asked for one */
     }
-    if (rows && cli->json && write_json(cli->json, q4vk_info(ctx), &ceil, rows, n, &err) != Q4_OK) {
+    for (size_t i = 0; i < n; i++) {
+        q4_perf_result r = { 0 };
+        snprintf(r.name, sizeof r.name, "%s", cases[i].name);
+        snprintf(r.op, sizeof r.op, "%s", cases[i].op);
+        if (time_case(ctx, cli, &ceil, &cases[i], &r, &err) != Q4_OK) {
+            snprintf(r.error, sizeof r.error, "%.190s", err.msg);
+            printf("%-58s error: %s\n", r.name, r.error);
+            rc = rc ? rc : 1;
+        } else {
+            printf("%-58s %10.4f %10.1f %9.1f %9.3f %7.1f %s", r.name, r.median_ms,
+                   100.0 * (r.p90_ms - r.p10_ms) / r.median_ms, r.gbs, r.tflops, r.pct,
+                   r.bound_by);
+            double base = baseline ? baseline_ms(baseline, r.name) : -1;
+            if (base > 0 && r.median_ms > 1.10 * base) {
+                printf("  REGRESSION: %.4f ms vs baseline %.4f ms (+%.0f%%)", r.median_ms, base,
+                       100.0 * (r.median_ms / base - 1));
+                regressions++;
+            }
+            printf("\n");
+        }
+        if (json && q4_perf_json_add(json, &r, &err) != Q4_OK) {
+            fprintf(stderr, "q4cts: %s\n", err.msg);
+            rc = 2;
+        }
+    }
+    if (q4_perf_json_close(json, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         rc = 2;
     }
@@ -219,7 +178,6 @@ int q4h_perf(const q4h_cli *cli)
         printf("%d case(s) more than 10%% slower than %s\n", regressions, cli->baseline);
         rc = rc ? rc : 1;
     }
-    free(rows);
     q4vk_destroy(ctx);
     free(cases);
     free(baseline);

@@ -110,6 +110,30 @@ void q4_json_set_fsync(q4_json *j, int on);
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err);
 q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
+/* ---- perf timings as JSON (perf_json.c) ----
+ * {"q4cts_perf": {"version": "<q4cts version>", "format": 1,
+ *                 "properties": {key: value, ...},
+ *                 "ceilings": {"unit": ..., "copy_gbs": x, "fma_tflops": y},
+ *                 "results": [ {name, op, median_ms, p10_ms, p90_ms, gbs, tflops,
+ *                               bound_by, pct_of_ceiling} or {name, op, error}, ... ]}}
+ * One result per line; numbers round-trip (%.17g), non-finite ones are null. Crash-safe
+ * like the other file sinks (a complete document after open and after every add). */
+typedef struct q4_perf_result {
+    char name[128];
+    char op[40];
+    double median_ms, p10_ms, p90_ms;   /* GPU time of one run of the op */
+    double gbs, tflops;                 /* the op's minimal bytes and its flops over median_ms */
+    char bound_by[16];                  /* "bandwidth" or "fma": the ceiling pct is against */
+    double pct;                         /* percent of that ceiling */
+    char error[200];                    /* non-empty: the case could not be timed, and why */
+} q4_perf_result;
+typedef struct q4_perf_json q4_perf_json;
+q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprops,
+                            double copy_gbs, double fma_tflops, q4_perf_json **out,
+                            q4_error *err);
+q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *err);
+q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err);   /* final write; frees (even on error); NULL is fine */
+
 /* ---- console (console.c) ----
  * Progress and summary for people. Every function accepts NULL (what q4_console_new
  * returns when out of memory) and then does nothing. */

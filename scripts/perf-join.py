@@ -13,7 +13,8 @@ def main():
     ours = json.load(open(sys.argv[1]))["q4cts_perf"]
     torch = {r["name"]: r for r in json.load(open(sys.argv[2]))["torch_perf"]["results"]}
     c = ours["ceilings"]
-    print(f"Device: {ours['device']}, driver {ours['driver']}; measured ceilings: copy "
+    props = ours.get("properties", ours)   # format 1 keeps device and driver there
+    print(f"Device: {props['device']}, driver {props['driver']}; measured ceilings: copy "
           f"{c['copy_gbs']:.0f} GB/s, fp32 FMA {c['fma_tflops']:.1f} TFLOP/s\n")
     print("| case | q4cts ms | PyTorch ms | q4cts / PyTorch | GB/s | TFLOP/s | % of ceiling (bound by) |")
     print("|---|---:|---:|---:|---:|---:|---|")

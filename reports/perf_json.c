@@ -1,0 +1,147 @@
+/* perf_json.c: the JSON sink of `q4cts perf`: the device's measured ceilings and one
+ * timing per case. Layout in q4report.h. One result per line, so a saved run greps
+ * and diffs well, and --baseline can look a case up by its line.
+ *
+ * Crash safety as in json.c: each add atomically replaces the file with the whole
+ * document, so a run killed midway leaves every case timed so far. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "q4report_internal.h"
+
+#ifndef Q4REPORT_VERSION
+#define Q4REPORT_VERSION "unknown"
+#endif
+/* Bumped when a key changes meaning or goes away, so consumers can tell. */
+#define Q4REPORT_PERF_FORMAT 1
+
+struct q4_perf_json {
+    char *path;
+    q4rep_buf head;        /* everything before the results */
+    q4rep_buf body;        /* rendered result objects, comma-separated */
+    q4rep_buf doc;         /* scratch for the whole document */
+    size_t total;
+};
+
+/* A finite double as a JSON number that reads back bit-exact; else null. */
+static void put_num(q4rep_buf *b, const char *key, double v)
+{
+    q4rep_buf_printf(b, ", \"%s\": ", key);
+    if (isfinite(v))
+        q4rep_buf_printf(b, "%.17g", v);
+    else
+        q4rep_buf_puts(b, "null");
+}
+
+static q4_status flush(q4_perf_json *p, int sync, q4_error *err)
+{
+    q4rep_buf *d = &p->doc;
+    q4rep_buf_reset(d);
+    q4rep_buf_put(d, p->head.data, p->head.len);
+    q4rep_buf_put(d, p->body.data ? p->body.data : "", p->body.len);
+    q4rep_buf_puts(d, p->total ? "\n  ]\n}}\n" : "]\n}}\n");
+    if (d->failed)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing perf report %s", p->path);
+    return q4rep_write_atomic(p->path, d->data, d->len, sync, sync, err);
+}
+
+static void destroy(q4_perf_json *p)
+{
+    q4rep_buf_free(&p->head);
+    q4rep_buf_free(&p->body);
+    q4rep_buf_free(&p->doc);
+    free(p->path);
+    free(p);
+}
+
+q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprops,
+                            double copy_gbs, double fma_tflops, q4_perf_json **out,
+                            q4_error *err)
+{
+    if (out)
+        *out = NULL;
+    if (!path || !path[0] || !out)
+        return q4_fail(err, Q4_ERR_ARG, "q4_perf_json_open needs a report path and an out pointer");
+    if (nprops && !props)
+        return q4_fail(err, Q4_ERR_ARG, "q4_perf_json_open: %zu props given but props is NULL",
+                       nprops);
+    q4_perf_json *p = calloc(1, sizeof *p);
+    size_t plen = strlen(path) + 1;
+    if (!p || !(p->path = malloc(plen))) {
+        free(p);
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path);
+    }
+    memcpy(p->path, path, plen);
+    q4rep_buf *h = &p->head;
+    q4rep_buf_puts(h, "{\"q4cts_perf\": {\n  \"version\": ");
+    q4rep_json_str(h, Q4REPORT_VERSION, Q4REP_NOMAX);
+    q4rep_buf_printf(h, ",\n  \"format\": %d,\n  \"properties\": {", Q4REPORT_PERF_FORMAT);
+    int any = 0;
+    for (size_t i = 0; i < nprops; i++) {
+        if (!props[i].key)
+            continue;
+        q4rep_buf_puts(h, any ? ",\n    " : "\n    ");
+        q4rep_json_str(h, props[i].key, Q4REP_NOMAX);
+        q4rep_buf_puts(h, ": ");
+        q4rep_json_str(h, props[i].value ? props[i].value : "", Q4REP_NOMAX);
+        any = 1;
+    }
+    q4rep_buf_puts(h, any ? "\n  },\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s\"" :
+                            "},\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s\"");
+    put_num(h, "copy_gbs", copy_gbs);
+    put_num(h, "fma_tflops", fma_tflops);
+    q4rep_buf_puts(h, "},\n  \"results\": [");
+    q4_status st = h->failed
+        ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path)
+        : flush(p, 1, err);   /* a valid, empty report now: a bad path fails here, early */
+    if (st != Q4_OK) {
+        destroy(p);
+        return st;
+    }
+    *out = p;
+    return Q4_OK;
+}
+
+q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *err)
+{
+    if (!p || !r)
+        return q4_fail(err, Q4_ERR_ARG, "q4_perf_json_add needs a report and a result");
+    size_t mark = p->body.len;
+    q4rep_buf *b = &p->body;
+    q4rep_buf_puts(b, p->total ? ",\n    {\"name\": " : "\n    {\"name\": ");
+    q4rep_json_str(b, r->name, sizeof r->name);
+    q4rep_buf_puts(b, ", \"op\": ");
+    q4rep_json_str(b, r->op, sizeof r->op);
+    if (r->error[0]) {
+        q4rep_buf_puts(b, ", \"error\": ");
+        q4rep_json_str(b, r->error, sizeof r->error);
+    } else {
+        put_num(b, "median_ms", r->median_ms);
+        put_num(b, "p10_ms", r->p10_ms);
+        put_num(b, "p90_ms", r->p90_ms);
+        put_num(b, "gbs", r->gbs);
+        put_num(b, "tflops", r->tflops);
+        q4rep_buf_puts(b, ", \"bound_by\": ");
+        q4rep_json_str(b, r->bound_by, sizeof r->bound_by);
+        put_num(b, "pct_of_ceiling", r->pct);
+    }
+    q4rep_buf_puts(b, "}");
+    if (b->failed) {
+        q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
+        b->failed = 0;
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding %.128s to perf report %s",
+                       r->name, p->path);
+    }
+    p->total++;
+    return flush(p, 0, err);
+}
+
+q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err)
+{
+    if (!p)
+        return Q4_OK;
+    q4_status st = flush(p, 1, err);   /* again: an earlier failed write is retried here */
+    destroy(p);
+    return st;
+}
