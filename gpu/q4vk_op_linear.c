@@ -3,8 +3,9 @@
  * Two kernel variants, named by their kernels:
  *  - linear_q4gsw_gemv (M <= 8, on devices with subgroup arithmetic): a stream over
  *    the packed weights; a workgroup owns 2 block columns (16 rows of W, one 32-byte
- *    sector per k4 row) and all of K in KT slices with U blocks in flight each; M is
- *    a specialisation constant so the accumulators are exactly M x 8.
+ *    sector per k4 row) and all of K in KT slices with U blocks in flight each,
+ *    summed in shared memory; M is a specialisation constant so the accumulators
+ *    are exactly M x 8, and at M <= 2 the scale is applied once per chunk of rows.
  *  - linear_q4gsw_tiled (any M; the choice above 8, or without subgroup arithmetic): the tiled GEMM of q4_gemm.glsl
  *    with a tile picked from the device limits; x and y are split by rows into
  *    several dispatches when they exceed one binding.
@@ -45,17 +46,35 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
      * slices along K, each with U blocks in flight (fewer as M's accumulators grow;
      * H200, M = 1, N = K = 16384: U = 4 took 0.415 ms where U = 8 took 0.586);
      * KT shrinks on short K so that slices are not left idle. */
-    const uint32_t ns = 2, sg = info->subgroup_size;
+    const uint32_t ns = 2;
     const uint32_t u = M <= 4 ? 4 : 2;
     uint32_t kt = (info->max_invocations >= 256 ? 256 : 128) / ns;
-    while (kt > 16 && kt / 2 * ns >= sg && (uint64_t)(kt / 2) * u >= K4)
+    while (kt > 16 && (uint64_t)(kt / 2) * u >= K4)
         kt /= 2;
+    /* Chunks of ug rows share one scale load and group index: the largest power of
+     * two dividing both u and gs/4. At M <= 2 the scale multiplies a chunk's sum
+     * (once per ug*4 weights of a row) instead of every weight: M = 1 then spends 3
+     * operations a weight (decode 2, FMA 1) instead of 4. Above, the per-weight
+     * multiply is shared by M FMAs and a chunk's sums would cost 8*M registers. */
+    const uint64_t g4 = (uint64_t)a->gs / 4;
+    uint32_t ug = 1;
+    while (ug < u && g4 % (ug * 2) == 0)
+        ug *= 2;
+    const uint32_t cs = M <= 2;
+    /* Rows of x per pass of the shared-memory sum: as many as fit (floats: 8 sums x
+     * (invocations + ns) per row, plus the partials), at least 1 (2.3 K floats at 256
+     * invocations, under the 16 KiB every device has). */
+    const uint32_t wgi = ns * kt;
+    uint32_t mp = (uint32_t)M;
+    while (mp > 1 && ((uint64_t)mp * 8 * (wgi + ns) + (wgi > mp * 8 * ns ? wgi : mp * 8 * ns)) * 4 >
+                         info->max_shared_bytes)
+        mp--;
 
     const uint64_t strips = (N8 + ns - 1) / ns;
     gemv_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
                       a->bias != NULL, (uint32_t)strips};
-    q4vk_spec spec = {.count = 6, .ids = {0, 1, 2, 3, 4, 5},
-                      .values = {ns * kt, ns, kt, (uint32_t)M, u, sg}};
+    q4vk_spec spec = {.count = 8, .ids = {0, 1, 2, 3, 4, 5, 6, 7},
+                      .values = {wgi, ns, kt, (uint32_t)M, u, ug, cs, mp}};
     q4vk_dispatch d = {0};
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_GEMV, &spec, &d.pipe, err)))
         return st;

@@ -5,7 +5,8 @@
  *  - linear_q4gsw_backward_gemv (M <= 8, on devices with subgroup arithmetic): a
  *    stream over the packed weights; a workgroup owns S*R k4 rows (4*S*R columns of
  *    dx), its L lanes walk the block columns with R*U blocks in flight each and are
- *    summed at the end; M, R and U are specialisation constants.
+ *    summed in shared memory at the end; M, R and U are specialisation constants,
+ *    and at M <= 4 dout is scaled once per block column instead of every weight.
  *  - linear_q4gsw_backward_tiled (any M; the choice above 8, or without subgroup
  *    arithmetic): the tiled GEMM of
  *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
@@ -52,6 +53,10 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
     const uint32_t r = M == 1 ? 8 : M <= 4 ? 2 : 1;
     const uint32_t u = M == 2 ? 2 : 1;
     const uint32_t sg = info->subgroup_size;
+    /* M <= 4: dout * scale once per block column and group (8*M multiplies shared by
+     * R rows) instead of (code - 8) * scale per weight (32 per block); at M = 1 that
+     * is 3 operations a weight instead of 4. Above, R = 1 and 8*M > 32. */
+    const uint32_t ds = M <= 4;
     /* 256 invocations (128 where that is the device's most): L lanes along N8 (a
      * multiple of the subgroup, at least 32: a subgroup reads 512 contiguous bytes)
      * x S rows; S shrinks (L grows) until there are enough workgroups. */
@@ -60,12 +65,20 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
     while (l < wg && (K4 + (uint64_t)(wg / l) * r - 1) / ((uint64_t)(wg / l) * r) < GEMV_GROUPS_MIN)
         l *= 2;
     const uint32_t s = wg / l;
+    /* Sums per pass of the shared-memory sum: as many of the 4*M*R as fit (floats:
+     * (wg + 1) per sum plus the partials), at least 1 (under the 16 KiB every device
+     * has). */
+    const uint32_t nv = 4 * (uint32_t)M * r;
+    uint32_t vp = nv;
+    while (vp > 1 && ((uint64_t)vp * (wg + 1) + (wg > s * vp ? wg : s * vp)) * 4 >
+                         info->max_shared_bytes)
+        vp--;
 
     const uint64_t strips = (K4 + (uint64_t)s * r - 1) / ((uint64_t)s * r);
     gemv_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
                       (uint32_t)strips};
-    q4vk_spec spec = {.count = 7, .ids = {0, 1, 2, 3, 4, 5, 6},
-                      .values = {wg, l, s, (uint32_t)M, r, u, sg}};
+    q4vk_spec spec = {.count = 8, .ids = {0, 1, 2, 3, 4, 5, 6, 7},
+                      .values = {wg, l, s, (uint32_t)M, r, u, ds, vp}};
     q4vk_dispatch d = {0};
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_BWD_GEMV, &spec, &d.pipe, err)))
         return st;
