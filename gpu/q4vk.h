@@ -251,9 +251,12 @@ typedef struct q4vk_ceilings {
     double copy_gbs;      /* device-local copy: (read + written bytes) / time, GB/s */
     double fma_tflops;    /* fp32 FMA loop: 2 flops per FMA, TFLOP/s */
     double copy_bytes;    /* bytes moved per copy measurement */
+    double dispatch_us;   /* the floor of one timed dispatch: one workgroup copying 4 KiB */
 } q4vk_ceilings;
-/* Measures both with GPU timestamps (median of `reps`); buffers sized from the
- * device's limits, well past the last-level cache on a real GPU. */
+/* Measures them with GPU timestamps (median of `reps`); buffers sized from the
+ * device's limits, well past the last-level cache on a real GPU. dispatch_us is what
+ * any timed op costs however small, so a small case's share of a ceiling is bounded
+ * by bytes / (bytes / copy rate + dispatch_us). */
 q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out, q4_error *err);
 
 #endif

@@ -85,6 +85,13 @@ q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out,
         out->copy_gbs = out->copy_bytes / (ms * 1e6);
     }
     if (st == Q4_OK) {
+        struct { uint32_t n4, per; } push = { 256, 1 };   /* 4 KiB: one workgroup */
+        q4vk_dispatch d = { .pipe = copy_p, .bind = { { src, 0, 0 }, { dst, 0, 0 } },
+                            .push = &push, .groups = { 1, 1, 1 } };
+        st = time_dispatch(ctx, &d, reps, &ms, err);
+        out->dispatch_us = ms * 1e3;
+    }
+    if (st == Q4_OK) {
         uint32_t fma_groups = cpu ? 16 : 16384, iters = cpu ? 256 : 4096;
         struct { uint32_t iters; float seed; } push = { iters, 0.5f };
         q4vk_dispatch d = { .pipe = fma_p, .bind = { { dst, 0, (uint64_t)fma_groups * 256 * 4 } },

@@ -129,9 +129,9 @@ int q4h_perf(const q4h_cli *cli)
         free(baseline);
         return 2;
     }
-    printf("ceilings: copy %.1f GB/s, fp32 FMA %.2f TFLOP/s (%d reps, warm-up %d runs and "
-           "%d ms)\n", ceil.copy_gbs, ceil.fma_tflops, cli->perf_reps, cli->perf_warmup,
-           cli->perf_warmup_ms);
+    printf("ceilings: copy %.1f GB/s, fp32 FMA %.2f TFLOP/s, one dispatch %.1f us (%d reps, "
+           "warm-up %d runs and %d ms)\n", ceil.copy_gbs, ceil.fma_tflops, ceil.dispatch_us,
+           cli->perf_reps, cli->perf_warmup, cli->perf_warmup_ms);
     printf("%-58s %10s %10s %9s %9s %7s %s\n", "case", "median ms", "p10-p90 %", "GB/s",
            "TFLOP/s", "% ceil", "bound");
     const q4vk_device_info *info = q4vk_info(ctx);
@@ -140,7 +140,7 @@ int q4h_perf(const q4h_cli *cli)
     const q4_prop props[] = { { "device", info->name }, { "driver", driver } };
     q4_perf_json *json = NULL;
     if (cli->json && q4_perf_json_open(cli->json, props, 2, ceil.copy_gbs, ceil.fma_tflops,
-                                       &json, &err) != Q4_OK) {
+                                       ceil.dispatch_us, &json, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         rc = 2;
         n = 0;   /* no report, no run: the user asked for one */

@@ -56,8 +56,8 @@ static void destroy(q4_perf_json *p)
 }
 
 q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprops,
-                            double copy_gbs, double fma_tflops, q4_perf_json **out,
-                            q4_error *err)
+                            double copy_gbs, double fma_tflops, double dispatch_us,
+                            q4_perf_json **out, q4_error *err)
 {
     if (out)
         *out = NULL;
@@ -87,10 +87,11 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
         q4rep_json_str(h, props[i].value ? props[i].value : "", Q4REP_NOMAX);
         any = 1;
     }
-    q4rep_buf_puts(h, any ? "\n  },\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s\"" :
-                            "},\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s\"");
+    q4rep_buf_puts(h, any ? "\n  },\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"" :
+                            "},\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"");
     put_num(h, "copy_gbs", copy_gbs);
     put_num(h, "fma_tflops", fma_tflops);
+    put_num(h, "dispatch_us", dispatch_us);
     q4rep_buf_puts(h, "},\n  \"results\": [");
     q4_status st = h->failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path)

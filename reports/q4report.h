@@ -113,7 +113,7 @@ q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (eve
 /* ---- perf timings as JSON (perf_json.c) ----
  * {"q4cts_perf": {"version": "<q4cts version>", "format": 1,
  *                 "properties": {key: value, ...},
- *                 "ceilings": {"unit": ..., "copy_gbs": x, "fma_tflops": y},
+ *                 "ceilings": {"copy_gbs": x, "fma_tflops": y, "dispatch_us": z},
  *                 "results": [ {name, op, median_ms, p10_ms, p90_ms, gbs, tflops,
  *                               bound_by, pct_of_ceiling} or {name, op, error}, ... ]}}
  * One result per line; numbers round-trip (%.17g), non-finite ones are null. Crash-safe
@@ -129,8 +129,8 @@ typedef struct q4_perf_result {
 } q4_perf_result;
 typedef struct q4_perf_json q4_perf_json;
 q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprops,
-                            double copy_gbs, double fma_tflops, q4_perf_json **out,
-                            q4_error *err);
+                            double copy_gbs, double fma_tflops, double dispatch_us,
+                            q4_perf_json **out, q4_error *err);
 q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *err);
 q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 

@@ -15,7 +15,8 @@ def main():
     c = ours["ceilings"]
     props = ours.get("properties", ours)   # format 1 keeps device and driver there
     print(f"Device: {props['device']}, driver {props['driver']}; measured ceilings: copy "
-          f"{c['copy_gbs']:.0f} GB/s, fp32 FMA {c['fma_tflops']:.1f} TFLOP/s\n")
+          f"{c['copy_gbs']:.0f} GB/s, fp32 FMA {c['fma_tflops']:.1f} TFLOP/s, one dispatch "
+          f"{c.get('dispatch_us', float('nan')):.1f} us\n")
     print("| case | q4cts ms | PyTorch ms | q4cts / PyTorch | GB/s | TFLOP/s | % of ceiling (bound by) |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for r in ours["results"]:

@@ -46,7 +46,7 @@ START_TEST(layout_values_and_crash_safety)
     q4_perf_json *p = NULL;
     q4_error err = {0};
     const jc_value *q;
-    ck_assert_int_eq(q4_perf_json_open(path, props, 2, 4007.9, 56.19, &p, &err), Q4_OK);
+    ck_assert_int_eq(q4_perf_json_open(path, props, 2, 4007.9, 56.19, 5.25, &p, &err), Q4_OK);
     jc_value *doc = load(path, &q);   /* valid and empty right after open */
     ck_assert_uint_eq(jc_get(q, "results")->n, 0);
     jc_free(doc);
@@ -69,6 +69,7 @@ START_TEST(layout_values_and_crash_safety)
     ck_assert_str_eq(str(jc_get(q, "properties"), "driver"), "580.159.04");
     ck_assert(num(jc_get(q, "ceilings"), "copy_gbs") == 4007.9);
     ck_assert(num(jc_get(q, "ceilings"), "fma_tflops") == 56.19);
+    ck_assert(num(jc_get(q, "ceilings"), "dispatch_us") == 5.25);
     const jc_value *res = jc_get(q, "results");
     ck_assert_uint_eq(res->n, 2);
     const jc_value *r0 = jc_at(res, 0), *r1 = jc_at(res, 1);
@@ -102,7 +103,7 @@ START_TEST(non_finite_numbers_are_null)
     q4_perf_json *p = NULL;
     q4_error err = {0};
     const jc_value *q;
-    ck_assert_int_eq(q4_perf_json_open(path, NULL, 0, NAN, INFINITY, &p, &err), Q4_OK);
+    ck_assert_int_eq(q4_perf_json_open(path, NULL, 0, NAN, INFINITY, 1, &p, &err), Q4_OK);
     q4_perf_result r = { .name = "x", .op = "y", .median_ms = NAN, .bound_by = "fma" };
     ck_assert_int_eq(q4_perf_json_add(p, &r, &err), Q4_OK);
     ck_assert_int_eq(q4_perf_json_close(p, &err), Q4_OK);
@@ -121,12 +122,12 @@ START_TEST(bad_path_and_arguments)
 {
     q4_perf_json *p = (q4_perf_json *)&p;
     q4_error err = {0};
-    ck_assert_int_eq(q4_perf_json_open("/nonexistent-dir-q4/p.json", NULL, 0, 1, 1, &p, &err),
+    ck_assert_int_eq(q4_perf_json_open("/nonexistent-dir-q4/p.json", NULL, 0, 1, 1, 1, &p, &err),
                      Q4_ERR_IO);
     ck_assert_ptr_null(p);
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent-dir-q4/p.json"));
-    ck_assert_int_eq(q4_perf_json_open("", NULL, 0, 1, 1, &p, &err), Q4_ERR_ARG);
-    ck_assert_int_eq(q4_perf_json_open("p.json", NULL, 1, 1, 1, &p, &err), Q4_ERR_ARG);
+    ck_assert_int_eq(q4_perf_json_open("", NULL, 0, 1, 1, 1, &p, &err), Q4_ERR_ARG);
+    ck_assert_int_eq(q4_perf_json_open("p.json", NULL, 1, 1, 1, 1, &p, &err), Q4_ERR_ARG);
     ck_assert_int_eq(q4_perf_json_add(NULL, NULL, &err), Q4_ERR_ARG);
     ck_assert_int_eq(q4_perf_json_close(NULL, &err), Q4_OK);
 }

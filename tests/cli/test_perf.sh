@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 rc=$?
 cat out.txt
 [ $rc -eq 0 ] || fail "perf exited $rc"
-grep -q '^ceilings: copy [0-9.]* GB/s, fp32 FMA [0-9.]* TFLOP/s (3 reps, warm-up 1 runs and 20 ms)' out.txt ||
+grep -q '^ceilings: copy [0-9.]* GB/s, fp32 FMA [0-9.]* TFLOP/s, one dispatch [0-9.]* us (3 reps, warm-up 1 runs and 20 ms)' out.txt ||
     fail "no ceilings line naming the reps and the warm-up"
 n=$(grep -cv '^#' "$src/cases/perf-smoke.txt")
 [ "$(grep -c '"median_ms": ' perf.json)" -eq "$n" ] || fail "perf.json does not time all $n cases"
