@@ -1,15 +1,15 @@
 /* q4vk_op_dequantize.c: launcher of dequantize, Wf[N,K] = (code - 8) * scale from
- * W_4X8 (SPEC §1). One kernel, dequantize: one invocation per word (a row pair x 4 K)
- * over a folded grid; every binding is whole (the output is the largest and is
- * refused above the device's binding limit). */
+ * W_4X8 (SPEC §1). One kernel, dequantize: one invocation per W_4X8 block (8 rows x
+ * 4 K), in chunks of 32 (16 k4 x 2 block columns) over a folded grid; every binding is
+ * whole (the output is the largest and is refused above the device's binding limit). */
 #include "q4vk_op_linear.h"
 
 /* What dequantize.comp reads as push constants. */
 typedef struct dequant_push {
-    uint32_t N, K, gs, N8, total;
+    uint32_t N, K, gs, N8, KT, chunks;
 } dequant_push;
 
-#define DEQUANT_WG 256   /* dequantize.comp's local_size_x */
+#define DEQUANT_CHUNKS 8   /* chunks of 32 invocations per workgroup (local_size_x 256) */
 
 q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_timing *t,
                           q4_error *err)
@@ -38,13 +38,16 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
     q4vk_dispatch d = {0};
     if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_DEQUANT, NULL, &d.pipe, err)))
         return st;
-    const uint64_t total = N / 2 * (K / 4);   /* < 2^30: out fits one binding */
-    dequant_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)q4_n8(a->N),
-                         (uint32_t)total};
+    /* chunks of 16 k4 x 2 block columns: (K/64 + 1) * (N/16 + 1) < 2^26 at most, as out
+     * (N*K*4 bytes) fits one binding */
+    const uint64_t N8 = (uint64_t)q4_n8(a->N), KT = (K / 4 + 15) / 16;
+    const uint64_t chunks = KT * ((N8 + 1) / 2);
+    dequant_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
+                         (uint32_t)KT, (uint32_t)chunks};
     d.bind[0] = (q4vk_binding){a->w, 0, w_bytes};
     d.bind[1] = (q4vk_binding){a->scales, 0, s_bytes};
     d.bind[2] = (q4vk_binding){a->out, 0, q4vk_range_to_end(ctx, a->out, 0)};
     d.push = &push;
-    q4vk_fold_groups(ctx, (total + DEQUANT_WG - 1) / DEQUANT_WG, d.groups);
+    q4vk_fold_groups(ctx, (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);
 }

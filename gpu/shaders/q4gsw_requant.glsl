@@ -70,56 +70,38 @@ uint q4_code_s(float x, q4_scale c)
     return uint(int(clamp(q0, -8.0, 7.0)) + 8);
 }
 
-// ---- The fast path: a candidate code that is provably exact, or a flag ----
+// ---- The fast path: a code that is provably exact, or a flag ----
 //
-// For a scale s != 0 with exponent e and a normal x whose x' = x / 2^e has biased
-// exponent t = exponent(x) - e in [125, 131] (|x'| in [0.25, 32)), x' is x with its
-// exponent field lowered by e: one integer subtraction, exact. Outside that window
-// the code needs no arithmetic: |x'| < 0.25 gives |q| < 0.25 (code 8) and |x'| >= 32
-// gives |q| > 16 (a clamp); a zero scale is given e = 1000 so that t < 125 always.
-// Inside, qa = x' * (1/s') with 1/s' in +-(0.5, 1] from an fp32 division (2.5 ULP)
-// is within 3.5 * 2^-23 |q| < 2^-16 of the exact quotient q (|q| < 32). Adding
-// 1.5 * 2^23 rounds qa to the nearest integer, ties to even (the sum lies in
-// [2^23, 2^24), where the spacing is 1), and d = qa - roundEven(qa) is exact. If
-// |d| <= 0.5 - 2^-14, the exact q is at least 2^-14 - 2^-16 from every half-integer,
-// so roundEven(q) = roundEven(qa), and the clamp to [-8, 7] (whose edges, -8.5 and
-// 7.5, are half-integers) commutes with it: the code is exact. Otherwise (near a
-// tie or a clamp edge), and for the rare inputs this path does not decode (a
-// denormal x that a tiny scale brings into the window, an infinite x), the flag asks
-// for q4_code_s, the exact correction above.
+// For a scale with |s| in [2^-124, 2^126) (q4_fast_ok), r = 1/s from the fp32 division
+// (2.5 ULP: s is in its accurate range) and qa = x * r (0.5 ULP) give |qa - q| <
+// 3.01 * 2^-23 |q| for the exact q = x / s, whatever x: an infinite x or an overflow
+// gives an infinity of the right sign; a denormal x, flushed or not, has |q| <
+// 2^-126 / 2^-124 = 1/4 and gives code 8 either way. qc = clamp(qa, -8, 7) (the clamp edges are integers, so it
+// commutes with rounding); adding 1.5 * 2^23 + 8 rounds qc + 8 to an integer, ties to
+// even (the sum lies in [2^23, 2^24), spacing 1, and the added constant is even), so
+// the sum's low mantissa bits are the code; d = qc - roundEven(qc) is exact. If qc is
+// a clamp edge (7 or -8), qa is at or beyond it, so q is beyond 6.5 or -7.5 and its
+// code is that edge's: exact. Otherwise |q| < 8.0001, |qa - q| < 2^-18.4, and if |d| <=
+// 0.5 - 2^-16 the exact q is more than 2^-16 - 2^-18.4 from every half-integer:
+// roundEven(q) = roundEven(qa), the code is exact. Else (within 2^-16 of a tie) the
+// flag asks for q4_code_s. Per element: a multiply, a clamp, three adds, a compare,
+// all in floating point (the integer rescale of x that the division avoids cost more).
 
-struct q4_fscale {
-    uint sign;      // sign bit of s
-    int e;          // exponent of s; 1000 for s == +-0
-    uint e_bits;    // uint(e) << 23: what to subtract from x's bits
-    float rcp;      // 1 / s', s' = s / 2^e in +-[1, 2)
-};
-
-q4_fscale q4_fscale_prep(float s)
+// Whether s suits q4_code_fast: |s| in [2^-124, 2^126) (so not zero).
+bool q4_fast_ok(float s)
 {
-    q4_fscale c;
-    const uint bits = floatBitsToUint(s);
-    const bool zero = (bits << 1) == 0u;
-    c.sign = bits & 0x80000000u;
-    c.e = zero ? 1000 : int((bits >> 23) & 0xFFu) - 127;
-    c.e_bits = uint(c.e) << 23;
-    c.rcp = 1.0 / uintBitsToFloat((bits & 0x807FFFFFu) | 0x3F800000u);
-    return c;
+    return (floatBitsToUint(s) & 0x7F800000u) - 0x01800000u < 0x7D000000u;
 }
 
-uint q4_code_fast(float x, q4_fscale c, inout bool slow)
+// The bits of the float 1.5 * 2^23 + code: Q4_FAST_BITS + code.
+const uint Q4_FAST_BITS = 0x4B400000u;
+
+// Q4_FAST_BITS + code of x with r = 1 / s (q4_fast_ok(s)); raises slow near a tie.
+uint q4_code_fast(float x, float r, inout bool slow)
 {
-    const uint xb = floatBitsToUint(x);
-    const uint xe = (xb >> 23) & 0xFFu;
-    const int t = int(xe) - c.e;
-    const bool inside = uint(t - 125) < 7u;
-    precise float qa = uintBitsToFloat(xb - c.e_bits) * c.rcp;   // meaningful when inside
-    precise float qm = qa + 12582912.0;                          // 1.5 * 2^23 + roundEven(qa)
-    precise float qr = qm - 12582912.0;
-    slow = slow || xe == 255u || (inside && (xe == 0u || abs(qa - qr) > 0.49993896484375));
-    // code = roundEven(q) + 8, clamped to [0, 15], from the integer bits of qm
-    const int qi = int(floatBitsToUint(qm)) - 0x4B400000;
-    const uint in_code = uint(clamp(qi, -8, 7) + 8);
-    const uint out_code = t >= 132 ? (((xb ^ c.sign) & 0x80000000u) != 0u ? 0u : 15u) : 8u;
-    return inside ? in_code : out_code;
+    precise float qc = clamp(x * r, -8.0, 7.0);
+    precise float qm = qc + 12582920.0;               // 1.5 * 2^23 + 8 + roundEven(qc)
+    precise float d = qc - (qm - 12582920.0);         // qc - roundEven(qc), exact
+    slow = slow || abs(d) > 0.4999847412109375;       // 0.5 - 2^-16
+    return floatBitsToUint(qm);
 }

@@ -12,10 +12,14 @@
 // of an odd-N4 last block as 0x88888888; flat words per row, consecutive along K.
 // Every word is written exactly once, so no atomics are needed.
 //
-// Codes come from q4_code_fast (one exact integer rescale, a reciprocal multiply and
-// a rounding by addition), which is exact except where it raises its flag (within
-// 2^-14 of a rounding tie or a clamp edge, and rare inputs); those vec4 are coded
-// again with q4_code_s, the exact remainder correction (q4gsw_requant.glsl).
+// Codes come from q4_code_fast (a reciprocal multiply, a clamp and a rounding by
+// addition, all in floating point), which is exact except where it raises its flag
+// (within 2^-16 of a rounding tie, or a scale outside [2^-124, 2^126), zero included);
+// those vec4 are coded again with q4_code_s, the exact remainder correction
+// (q4gsw_requant.glsl), in a second loop that reloads them, so that the rare exact
+// path keeps no registers live through the common one. This kernel was ALU-bound, not
+// memory-bound, with an integer rescale and window test per element and a division
+// by gs per vec4; now it is a multiply, a clamp, three adds and a compare per element.
 //
 // The launcher may split N into ranges of whole block columns (n8) to keep the latent
 // binding within maxStorageBufferRange: this dispatch covers n8_0 .. n8_0 + n8_count - 1;
@@ -25,12 +29,13 @@
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 
-layout(local_size_x_id = 0) in;                // WG, divides 8 * NB * TK4
+layout(local_size_x_id = 0) in;                // WG, divides 8 * NB * TK4, a multiple of TK4
 layout(constant_id = 1) const uint NB = 2;     // block columns per tile
 layout(constant_id = 2) const uint TK4 = 64;   // k4 per tile (even)
 layout(constant_id = 3) const uint WG = 256;   // = local_size_x
 const uint ROWS = 8u * NB;
 const uint IPI = ROWS * TK4 / WG;              // latent vec4 per invocation
+const uint RS = WG / TK4;                      // row step between them (TK4 divides WG)
 const uint HSTRIDE = TK4 + 1u;                 // shared row stride, padded against bank conflicts
 
 layout(std430, set = 0, binding = 0) readonly buffer Latent { vec4 latent4[]; };
@@ -70,34 +75,45 @@ void main()
     const uint n8_t = (gid / pc.tiles_k) * NB;            // first block column, dispatch-relative
     const uint n_end = min(pc.N, 8u * (pc.n8_0 + pc.n8_count));
 
-    // Phase 1: codes of IPI vec4, item tid + WG*j = (row, k4 in the tile).
+    // Phase 1: codes of IPI vec4, item tid + WG*j: WG is a multiple of TK4, so all of
+    // an invocation's items share one k4 (and one scale group) and take rows r0 + RS*j.
+    const uint kl = tid % TK4, k4 = k4_0 + kl, r0 = tid / TK4;
+    const uint nrel0 = 8u * n8_t + r0;                    // row r0, relative to 8*n8_0
+    const uint n0 = 8u * pc.n8_0 + nrel0;
+    const bool k_in = k4 < K4;
     vec4 x[IPI];
+    [[unroll]] for (uint j = 0u; j < IPI; j++)
+        x[j] = k_in && n0 + RS * j < n_end
+             ? latent4[(pc.lat_off + (nrel0 + RS * j) * pc.K) / 4u + k4] : vec4(0.0);
+    const uint s0 = k_in ? (4u * k4 / pc.gs) * pc.N + n0 : 0u;   // scale of row n0
+    uint h[IPI];
+    uint slow = 0u;                                       // bit j: item j needs q4_code_s
     [[unroll]] for (uint j = 0u; j < IPI; j++) {
-        const uint item = tid + WG * j, r = item / TK4, k4 = k4_0 + item % TK4;
-        const uint nrel = 8u * n8_t + r;                  // row, relative to 8*n8_0
-        x[j] = k4 < K4 && 8u * pc.n8_0 + nrel < n_end
-             ? latent4[(pc.lat_off + nrel * pc.K) / 4u + k4] : vec4(0.0);
-    }
-    [[unroll]] for (uint j = 0u; j < IPI; j++) {
-        const uint item = tid + WG * j, r = item / TK4, kl = item % TK4, k4 = k4_0 + kl;
-        const uint n = 8u * (pc.n8_0 + n8_t) + r;
-        uint h = 0x8888u;                                 // rows >= N: padding codes
-        if (k4 < K4 && n < n_end) {
-            const float s = scales[(4u * k4 / pc.gs) * pc.N + n];
-            const q4_fscale c = q4_fscale_prep(s);
-            bool slow = false;
-            h = 0u;
+        h[j] = 0x8888u;                                   // rows >= N: padding codes
+        if (k_in && n0 + RS * j < n_end) {
+            const float s = scales[s0 + RS * j];
+            const float rs = 1.0 / s;
+            bool sl = !q4_fast_ok(s);
+            uint c[4];
             [[unroll]] for (uint b = 0u; b < 4u; b++)
-                h |= q4_code_fast(x[j][b], c, slow) << (4u * b);
-            if (slow) {
-                const q4_scale ce = q4_scale_prep(s);
-                h = 0u;
+                c[b] = q4_code_fast(x[j][b], rs, sl);
+            h[j] = c[0] + (c[1] << 4) + (c[2] << 8) + (c[3] << 12) - Q4_FAST_BITS * 0x1111u;
+            slow |= sl ? 1u << j : 0u;
+        }
+    }
+    if (slow != 0u) {
+        [[unroll]] for (uint j = 0u; j < IPI; j++) {
+            if ((slow & (1u << j)) != 0u) {
+                const vec4 xs = latent4[(pc.lat_off + (nrel0 + RS * j) * pc.K) / 4u + k4];
+                const q4_scale ce = q4_scale_prep(scales[s0 + RS * j]);
+                h[j] = 0u;
                 [[unroll]] for (uint b = 0u; b < 4u; b++)
-                    h |= q4_code_s(x[j][b], ce) << (4u * b);
+                    h[j] |= q4_code_s(xs[b], ce) << (4u * b);
             }
         }
-        hs[r * HSTRIDE + kl] = h;
     }
+    [[unroll]] for (uint j = 0u; j < IPI; j++)
+        hs[(r0 + RS * j) * HSTRIDE + kl] = h[j];
     barrier();
 
     // Phase 2a: W_4X8 blocks (k4, n8), NB consecutive per k4 row.
