@@ -42,11 +42,14 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
     q4_status st;
     if ((st = q4vk_lin_gemv_check(info, Q4VK_K_FWD_GEMV, M, &p, lim, err)))
         return st;
-    /* 256 invocations (128 where that is the device's most): 2 lanes along N8 x KT
-     * slices along K, each with U blocks in flight (fewer as M's accumulators grow;
-     * H200, M = 1, N = K = 16384: U = 4 took 0.415 ms where U = 8 took 0.586);
-     * KT shrinks on short K so that slices are not left idle. */
-    const uint32_t ns = 2;
+    /* 256 invocations (128 where that is the device's most): NS = 4 lanes along N8 (a
+     * k4 row of the strip is 64 contiguous bytes, two sectors) x KT slices along K,
+     * each with U blocks in flight (fewer as M's accumulators grow; H200, M = 1,
+     * N = K = 16384: U = 4 took 0.415 ms where U = 8 took 0.586); KT shrinks on short
+     * K so that slices are not left idle. H200, NS = 4 against 2 / 8: M = 1 11008x4096
+     * 16.3 / 19.6 / 19.9 us, M = 8 43.0 / 62.4 / 56.1 us, and better or equal on every
+     * perf shape but M = 1 2048^2 (7.8 / 7.1 / 10.1 us). */
+    const uint32_t ns = 4;
     const uint32_t u = M <= 4 ? 4 : 2;
     uint32_t kt = (info->max_invocations >= 256 ? 256 : 128) / ns;
     while (kt > 16 && (uint64_t)(kt / 2) * u >= K4)

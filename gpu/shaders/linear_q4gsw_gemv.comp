@@ -3,9 +3,9 @@
 // the op is a stream over the packed weights and their scales, bound by memory
 // latency and, at M = 1, by the decode's ALU work as much as by bandwidth.
 //
-// A workgroup owns NS block columns (8*NS rows of y; NS = 2 makes each k4 row of the
-// strip one whole 32-byte sector) and all of K: invocation (lane, slice) takes block
-// column n8 = strip*NS + lane and, in rounds of KT*U k4 rows, the U consecutive k4
+// A workgroup owns NS block columns (8*NS rows of y; the launcher's NS = 4 makes each
+// k4 row of the strip 64 contiguous bytes, two whole 32-byte sectors) and all of K:
+// invocation (lane, slice) takes block column n8 = strip*NS + lane and, in rounds of KT*U k4 rows, the U consecutive k4
 // rows slice*U.. of each round. All U blocks of a round are loaded before any is
 // used, so every invocation keeps U loads in flight. A round is cut into chunks of
 // UG rows (UG divides gs/4, so a chunk is in one group): one group index, one scale
@@ -23,7 +23,7 @@
 #include "q4_w4x8.glsl"
 
 layout(local_size_x_id = 0) in;                // must be NS * KT
-layout(constant_id = 1) const uint NS = 2;     // block columns (lanes) per workgroup
+layout(constant_id = 1) const uint NS = 4;     // block columns (lanes) per workgroup
 layout(constant_id = 2) const uint KT = 128;   // K slices per workgroup
 layout(constant_id = 3) const uint MR = 1;     // M, the rows of x (1..8)
 layout(constant_id = 4) const uint U = 8;      // blocks in flight per invocation
