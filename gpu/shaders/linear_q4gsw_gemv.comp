@@ -5,8 +5,8 @@
 //
 // A workgroup owns NS block columns (8*NS rows of y; the launcher's NS = 4 makes each
 // k4 row of the strip 64 contiguous bytes, two whole 32-byte sectors) and all of K:
-// invocation (lane, slice) takes block column n8 = strip*NS + lane and, in rounds of KT*U k4 rows, the U consecutive k4
-// rows slice*U.. of each round. All U blocks of a round are loaded before any is
+// invocation (lane, slice) takes block column n8 = strip*NS + lane and, in rounds of
+// KT*U k4 rows, the U consecutive k4 rows slice*U.. of each round. All U blocks of a round are loaded before any is
 // used, so every invocation keeps U loads in flight. A round is cut into chunks of
 // UG rows (UG divides gs/4, so a chunk is in one group): one group index, one scale
 // load per chunk, no per-row division. With CS (small M) a chunk sums x*(code - 8)
