@@ -6,17 +6,18 @@
 // A workgroup owns NS block columns (8*NS rows of y; the launcher's NS = 4 makes each
 // k4 row of the strip 64 contiguous bytes, two whole 32-byte sectors) and all of K:
 // invocation (lane, slice) takes block column n8 = strip*NS + lane and, in rounds of
-// KT*U k4 rows, the U consecutive k4 rows slice*U.. of each round. All U blocks of a round are loaded before any is
-// used, so every invocation keeps U loads in flight. A round is cut into chunks of
-// UG rows (UG divides gs/4, so a chunk is in one group): one group index, one scale
-// load per chunk, no per-row division. With CS (small M) a chunk sums x*(code - 8)
-// and multiplies by the scale once (one multiply per chunk and row instead of one
-// per weight); otherwise each element is (code - 8) * scale, shared by the M FMAs.
-// Both orders stay within SPEC §3's bound: a term meets at most 2 multiplies and,
-// for a chunk of t terms among P partial sums, (t - 1) + (P - 1) <= n - 1 additions.
-// The KT slices are summed in shared memory in a fixed order (deterministic): every
-// invocation stores its sums, then T invocations per output add strided slices, then
-// one adds the T partials (MP rows of x per pass, so the buffer stays small).
+// KT*U k4 rows, the U consecutive k4 rows slice*U.. of each round. All U blocks of a
+// round are loaded before any is used, so every invocation keeps U loads in flight. A
+// round is cut into chunks of UG rows (UG divides gs/4, so a chunk is in one group):
+// one group index, one scale load per chunk, no per-row division. With CS (small M) a
+// chunk sums x*(code - 8) and multiplies by the scale once (one multiply per chunk and
+// row instead of one per weight); otherwise each element is (code - 8) * scale, shared
+// by the M FMAs. Both orders stay within SPEC §3's bound: a term meets at most 2
+// multiplies and, for a chunk of t terms among P partial sums, (t - 1) + (P - 1) <= n
+// - 1 additions. The KT slices are summed in shared memory in a fixed order
+// (deterministic): every invocation stores its sums, then T invocations per output add
+// strided slices, then one adds the T partials (MP rows of x per pass, so the buffer
+// stays small).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
