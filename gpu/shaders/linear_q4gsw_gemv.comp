@@ -13,8 +13,8 @@
 // chunk sums x*(code - 8) and multiplies by the scale once (one multiply per chunk and
 // row instead of one per weight); otherwise each element is (code - 8) * scale, shared
 // by the M FMAs. Both orders stay within SPEC §3's bound: a term meets at most 2
-// multiplies and, for a chunk of t terms among P partial sums, (t - 1) + (P - 1) <= n
-// - 1 additions. The KT slices are summed in shared memory in a fixed order
+// multiplies and, for a chunk of t terms among P partial sums, (t - 1) + (P - 1) <=
+// n - 1 additions. The KT slices are summed in shared memory in a fixed order
 // (deterministic): every invocation stores its sums, then T invocations per output add
 // strided slices, then one adds the T partials (MP rows of x per pass, so the buffer
 // stays small).
