@@ -19,6 +19,7 @@ import math
 import re
 import statistics
 import sys
+import time
 
 import torch
 import torch.nn.functional as F
@@ -37,9 +38,15 @@ def parse(name):
     return op, vals
 
 
-def timed(fn, reps, warmup=3):
-    for _ in range(warmup):
+def timed(fn, reps, warmup=3, warmup_s=0.5):
+    # As `q4cts perf`: at least `warmup` runs and `warmup_s` seconds, so that the GPU is
+    # back at full clocks (an idle H200 drops to 345 MHz) before anything is timed.
+    t0 = time.monotonic()
+    i = 0
+    while i < warmup or time.monotonic() - t0 < warmup_s:
         fn()
+        torch.cuda.synchronize()
+        i += 1
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
