@@ -61,6 +61,8 @@ typedef struct q4vk_faults {
     int64_t fail_alloc_at;        /* the Nth buffer allocation (1-based) fails as out-of-device-memory; 0 = off */
     int64_t device_lost_at;       /* the Nth submit reports VK_ERROR_DEVICE_LOST; 0 = off */
     int64_t timeout_at;           /* the Nth submit is treated as never finishing; 0 = off */
+    int64_t crash_at;             /* the Nth submit kills the process with SIGSEGV, as a
+                                     crashing driver would; 0 = off */
 } q4vk_faults;
 
 /* ---------------- context ---------------- */

@@ -5,6 +5,7 @@
  * most one is in flight and descriptor sets can be reset per q4vk_run. The wait is
  * the watchdog: VK_TIMEOUT or VK_ERROR_DEVICE_LOST marks the context dead. The
  * fault hooks (q4vk_faults) act on q4vk_run's submissions only. */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -333,7 +334,9 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
     if ((st = q4vk_cmd_submit_wait(ctx, what, err)) != Q4_OK)
         goto done;
 
-    /* Fault hooks: the work really ran; report it as lost or hung. */
+    /* Fault hooks: the work really ran; report it as lost or hung, or crash. */
+    if (ctx->faults.crash_at == ctx->n_submits)
+        raise(SIGSEGV);
     if (ctx->faults.device_lost_at == ctx->n_submits) {
         st = q4vk_vk_fail(ctx, err, "vkWaitForFences", VK_ERROR_DEVICE_LOST,
                           "%s; injected fault at submit %lld", what,

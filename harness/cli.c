@@ -75,8 +75,8 @@ static q4_status parse_fault(const char *s, q4vk_faults *f, q4_error *err)
     const char *at = strchr(s, '@');
     uint64_t n;
     if (!at || parse_uint("--inject-fault", at + 1, INT32_MAX, &n, err) != Q4_OK || n == 0)
-        return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects alloc@N, lost@N or timeout@N "
-                       "with N >= 1, got '%s'", s);
+        return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects alloc@N, lost@N, timeout@N or "
+                       "crash@N with N >= 1, got '%s'", s);
     size_t len = (size_t)(at - s);
     if (len == 5 && !strncmp(s, "alloc", 5))
         f->fail_alloc_at = (int64_t)n;
@@ -84,9 +84,11 @@ static q4_status parse_fault(const char *s, q4vk_faults *f, q4_error *err)
         f->device_lost_at = (int64_t)n;
     else if (len == 7 && !strncmp(s, "timeout", 7))
         f->timeout_at = (int64_t)n;
+    else if (len == 5 && !strncmp(s, "crash", 5))
+        f->crash_at = (int64_t)n;
     else
-        return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects alloc@N, lost@N or timeout@N, "
-                       "got '%s'", s);
+        return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects alloc@N, lost@N, timeout@N or "
+                       "crash@N, got '%s'", s);
     return Q4_OK;
 }
 

@@ -2,7 +2,13 @@
  * then the median and spread of N runs timed with GPU timestamps around the
  * dispatches only. Each op is reported against the ceiling that binds it: the
  * measured copy bandwidth for memory-bound cases, the measured fp32 FMA rate for
- * compute-bound ones (arithmetic intensity above the ridge point). */
+ * compute-bound ones (arithmetic intensity above the ridge point).
+ *
+ * The ceilings and every case run in a child process of their own, with a fresh
+ * Vulkan context: a case that crashes or hangs becomes an error row, and no case
+ * inherits another's allocations. In one process, a case late in the H200 list ran
+ * 2.6x slower (p10-p90 spread 64%) than the same case alone, in three fresh
+ * processes, or after the list's largest allocations. */
 #include "perf.h"
 
 #include <math.h>
@@ -10,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "child.h"
 #include "op.h"
 #include "q4report.h"
 #include "runner.h"
@@ -102,14 +109,61 @@ static char *read_text(const char *path)
     return buf;
 }
 
+/* One child's task: the ceilings (c == NULL) or one case; and what it sends back. */
+typedef struct perf_task {
+    const q4h_cli *cli;
+    const q4_case *c;
+    q4vk_ceilings ceil;   /* the case's ceilings, to rate it against */
+} perf_task;
+
+typedef struct perf_reply {
+    q4_status st;
+    q4_error err;
+    q4vk_device_info info;
+    q4vk_ceilings ceil;
+    q4_perf_result r;
+} perf_reply;
+
+static void perf_child(void *user, void *out)
+{
+    const perf_task *task = user;
+    const q4h_cli *cli = task->cli;
+    perf_reply *reply = out;
+    q4vk_context *ctx = NULL;
+    /* Only the ceilings' child prints the device chosen; faults go to the cases. */
+    q4vk_options vo = { .device = cli->device, .validation = cli->validation != 0,
+                        .timeout_ms = (uint64_t)(cli->timeout_s * 1000),
+                        .log = task->c ? NULL : stdout,
+                        .faults = task->c ? cli->faults : (q4vk_faults){ 0 } };
+    memset(reply, 0, sizeof *reply);
+    reply->st = q4vk_create(&vo, &ctx, &reply->err);
+    if (reply->st == Q4_OK) {
+        reply->info = *q4vk_info(ctx);
+        reply->st = task->c ? time_case(ctx, cli, &task->ceil, task->c, &reply->r, &reply->err)
+                            : q4vk_measure_ceilings(ctx, 9, &reply->ceil, &reply->err);
+    }
+    q4vk_destroy(ctx);
+}
+
+/* Runs a task in a child; the child's own failure becomes the reply's. */
+static void run_task(const perf_task *task, perf_reply *reply)
+{
+    /* As `run`'s watchdog for one case: four GPU timeouts and a minute for the host. */
+    const double limit = 4.0 * task->cli->timeout_s + 60.0;
+    q4_error err = { 0 };
+    if (q4h_in_child(perf_child, (void *)task, reply, sizeof *reply, limit, &err) != Q4_OK) {
+        memset(reply, 0, sizeof *reply);
+        reply->st = err.status ? err.status : Q4_ERR_DEVICE;
+        reply->err = err;
+    }
+}
+
 int q4h_perf(const q4h_cli *cli)
 {
     q4h_cli sel = *cli;
     q4_case *cases = NULL;
     size_t n = 0;
     q4_error err = { 0 };
-    q4vk_context *ctx = NULL;
-    q4vk_ceilings ceil;
     char *baseline = NULL;
     int rc = 0, regressions = 0;
 
@@ -119,25 +173,31 @@ int q4h_perf(const q4h_cli *cli)
         fprintf(stderr, "q4cts: cannot read the baseline %s\n", cli->baseline);
         return 2;
     }
-    q4vk_options vo = { .device = cli->device, .validation = cli->validation != 0,
-                        .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .log = stdout };
-    if (q4h_select(&sel, &cases, &n, &err) != Q4_OK || q4vk_create(&vo, &ctx, &err) != Q4_OK ||
-        q4vk_measure_ceilings(ctx, 9, &ceil, &err) != Q4_OK) {
+    perf_task task = { .cli = cli };
+    perf_reply *reply = calloc(1, sizeof *reply);
+    if (!reply)
+        q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
+    else if (q4h_select(&sel, &cases, &n, &err) == Q4_OK) {
+        run_task(&task, reply);
+        err = reply->err;
+    }
+    if (!reply || err.status != Q4_OK || reply->st != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
-        q4vk_destroy(ctx);
+        free(reply);
         free(cases);
         free(baseline);
         return 2;
     }
+    const q4vk_ceilings ceil = task.ceil = reply->ceil;
+    const q4vk_device_info dev = reply->info;
     printf("ceilings: copy %.1f GB/s, fp32 FMA %.2f TFLOP/s, one dispatch %.1f us (%d reps, "
            "warm-up %d runs and %d ms)\n", ceil.copy_gbs, ceil.fma_tflops, ceil.dispatch_us,
            cli->perf_reps, cli->perf_warmup, cli->perf_warmup_ms);
     printf("%-58s %10s %10s %9s %9s %7s %s\n", "case", "median ms", "p10-p90 %", "GB/s",
            "TFLOP/s", "% ceil", "bound");
-    const q4vk_device_info *info = q4vk_info(ctx);
-    char driver[sizeof info->driver_name + sizeof info->driver_version_str + 2];
-    snprintf(driver, sizeof driver, "%s %s", info->driver_name, info->driver_version_str);
-    const q4_prop props[] = { { "device", info->name }, { "driver", driver } };
+    char driver[sizeof dev.driver_name + sizeof dev.driver_version_str + 2];
+    snprintf(driver, sizeof driver, "%s %s", dev.driver_name, dev.driver_version_str);
+    const q4_prop props[] = { { "device", dev.name }, { "driver", driver } };
     q4_perf_json *json = NULL;
     if (cli->json && q4_perf_json_open(cli->json, props, 2, ceil.copy_gbs, ceil.fma_tflops,
                                        ceil.dispatch_us, &json, &err) != Q4_OK) {
@@ -146,11 +206,13 @@ int q4h_perf(const q4h_cli *cli)
         n = 0;   /* no report, no run: the user asked for one */
     }
     for (size_t i = 0; i < n; i++) {
-        q4_perf_result r = { 0 };
+        task.c = &cases[i];
+        run_task(&task, reply);
+        q4_perf_result r = reply->r;
         snprintf(r.name, sizeof r.name, "%s", cases[i].name);
         snprintf(r.op, sizeof r.op, "%s", cases[i].op);
-        if (time_case(ctx, cli, &ceil, &cases[i], &r, &err) != Q4_OK) {
-            snprintf(r.error, sizeof r.error, "%.190s", err.msg);
+        if (reply->st != Q4_OK) {
+            snprintf(r.error, sizeof r.error, "%.190s", reply->err.msg);
             printf("%-58s error: %s\n", r.name, r.error);
             rc = rc ? rc : 1;
         } else {
@@ -178,7 +240,7 @@ int q4h_perf(const q4h_cli *cli)
         printf("%d case(s) more than 10%% slower than %s\n", regressions, cli->baseline);
         rc = rc ? rc : 1;
     }
-    q4vk_destroy(ctx);
+    free(reply);
     free(cases);
     free(baseline);
     return rc;

@@ -69,6 +69,9 @@ else
   grep -q 'Pass' out.txt || fail "no case passed after the device was lost and reopened"
   expect 1 'Timeout' -- "$q4cts" run --filter "$one" --inject-fault timeout@1
   expect 1 'ResourceError' -- "$q4cts" run --filter "$one" --inject-fault alloc@1
+  # A worker that dies of a signal is a Crash for its case; a fresh worker runs the next.
+  expect 1 'signal 11' -- "$q4cts" run --filter "$one" --filter 'q4cts.adamw_step.wd_off.*' --inject-fault crash@1
+  grep -q 'Pass' out.txt || fail "no case passed after the worker crashed"
   # A run killed midway leaves a valid JUnit file holding the finished cases.
   checks=$((checks + 1))
   "$q4cts" run --junit killed.xml --filter 'q4cts.*' >/dev/null 2>&1 &

@@ -27,6 +27,18 @@ rc=$?
 grep -q 'REGRESSION' base.txt || fail "no REGRESSION line against a faster baseline"
 "$q4cts" perf --baseline missing.json >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing baseline file is not a set-up error (exit 2)"
+# Each case runs in a child of its own: one that fails or crashes is an error row, and
+# the run goes on to time the rest and writes a complete report.
+"$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 2 --warmup-ms 0 --inject-fault crash@2 \
+    --json crash.json >crash.txt 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "perf with a crashing case exited $rc, expected 1"
+[ "$(grep -c 'error: the worker died of signal 11' crash.txt)" -eq "$n" ] ||
+    fail "not every crashed case is an error row naming the signal"
+[ "$(grep -c '"error": ' crash.json)" -eq "$n" ] || fail "crash.json does not hold all $n cases"
+"$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 2 --warmup-ms 0 --inject-fault lost@2 >lost.txt 2>&1
+[ $? -eq 1 ] && [ "$(grep -c 'error: .*VK_ERROR_DEVICE_LOST' lost.txt)" -eq "$n" ] ||
+    fail "a lost device is not an error row for each case"
 "$q4cts" perf --warmup-ms 1.5 >err.txt 2>&1
 [ $? -eq 2 ] && grep -q -- '--warmup-ms' err.txt || fail "a malformed --warmup-ms is not a usage error naming it"
 echo "$failures failed"

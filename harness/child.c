@@ -1,0 +1,85 @@
+/* child.c: q4h_in_child (child.h). */
+#include "child.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+static void write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size > 0) {
+        ssize_t w = write(fd, p, size);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            _exit(3);   /* the parent is gone */
+        p += w;
+        size -= (size_t)w;
+    }
+}
+
+q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out, size_t size,
+                       double limit_s, q4_error *err)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return q4_fail(err, Q4_ERR_IO, "pipe failed: %s", strerror(errno));
+    fflush(NULL);   /* or the child would print the parent's buffered output again */
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        fn(user, out);
+        write_all(fds[1], out, size);
+        exit(0);   /* exit, not _exit: coverage data is written at exit */
+    }
+    close(fds[1]);
+
+    size_t got = 0;
+    int timed_out = 0;
+    const double began = q4h_now_s();
+    while (got < size) {
+        double left = limit_s - (q4h_now_s() - began);
+        struct pollfd p = { .fd = fds[0], .events = POLLIN };
+        int ready = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready == 0) {
+            timed_out = 1;
+            kill(pid, SIGKILL);
+            break;
+        }
+        ssize_t r = read(fds[0], (char *)out + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;   /* the child ended before sending it all */
+        got += (size_t)r;
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (got == size)
+        return Q4_OK;
+    if (timed_out)
+        return q4_fail(err, Q4_ERR_TIMEOUT, "the worker ran past the %.0f s watchdog and was "
+                       "killed", limit_s);
+    if (WIFSIGNALED(status))
+        return q4_fail(err, Q4_ERR_DEVICE, "the worker died of signal %d (%s)",
+                       WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return q4_fail(err, Q4_ERR_DEVICE, "the worker exited with status %d before it sent "
+                   "its result", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}

@@ -1,0 +1,18 @@
+/* child.h: runs one task in a child process, so that a crash, a hang or state the
+ * driver keeps (allocations, caches) stays with that task. Perf mode times each case
+ * this way; `run` has its own long-lived worker (runner.c). */
+#ifndef Q4H_CHILD_H
+#define Q4H_CHILD_H
+
+#include <stddef.h>
+
+#include "q4_contract.h"
+
+/* Runs fn(user, out) in a child process and copies the child's `size`-byte `out` back.
+ * Q4_OK when the child sent it whole; otherwise an error that says how the child
+ * ended (a signal, an exit status) or that it ran past limit_s seconds, after which
+ * it was killed. */
+q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out, size_t size,
+                       double limit_s, q4_error *err);
+
+#endif
