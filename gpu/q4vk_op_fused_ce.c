@@ -24,6 +24,8 @@ typedef struct ce_push {
  * the H200 at R = 4096, V = 128256: 256 -> 2.90, 512 -> 3.01, 1024 -> 3.08 TB/s
  * (logits read once + dlogits written once, over the time); a bigger group has fewer
  * rows resident at once, so more of pass 2's re-read still hits L2. */
+#define CE_CACHE 8   /* fused_ce.comp's CACHE: vec4 of a row per invocation in registers */
+
 static uint32_t ce_group_size(const q4vk_context *ctx, int64_t V)
 {
     uint32_t wg = 64, cap = q4vk_info(ctx)->max_invocations;
@@ -76,7 +78,11 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
 
     const uint64_t rows_per = (lim - align) / row_bytes < R ? (lim - align) / row_bytes : R;
     const uint64_t n_chunks = (R + rows_per - 1) / rows_per;
-    q4vk_spec spec = {.count = 1, .ids = {0}, .values = {ce_group_size(ctx, a->V)}};
+    /* The cached path (fused_ce.comp) when each invocation's share of a row fits
+     * CE_CACHE vec4 of registers: V <= 32768 at 1024 invocations. */
+    const uint32_t wg = ce_group_size(ctx, a->V);
+    const uint32_t cached = V / 4 <= (uint64_t)CE_CACHE * wg;
+    q4vk_spec spec = {.count = 3, .ids = {0, 1, 2}, .values = {wg, cached, CE_CACHE}};
     q4vk_pipeline *p_rows = NULL, *p_sum = NULL;
     q4vk_buffer *row_loss = NULL;
     q4vk_dispatch *d = NULL;

@@ -10,12 +10,23 @@
 // any V gets vec4 accesses. The per-row loss goes to row_loss[]; fused_ce_loss.comp
 // sums those in a fixed order, so the scalar loss is deterministic.
 //
+// Rows short enough (the launcher's choice: V/4 <= CACHE * WG, e.g. V = 32000 at
+// WG = 1024) take the cached path instead: each invocation loads its CACHE vec4 into
+// registers up front (every load in flight at once), folds them in the same order as
+// the stream, and writes dlogits from the registers, so the row is read from memory
+// once and pass 2 does not depend on L2. Streaming V = 32000 on the H200 depended on
+// it: 264 resident rows of 128 KB sit at the edge of the 60 MB L2, and the time
+// ranged from 0.34 to 0.87 ms (p10-p90 spread up to 35%) between runs.
+//
 // A label outside [0, V) (negative = ignore index; >= V is rejected on the host,
 // and treated here as masked so nothing is indexed out of range) gives a row of
 // exact zeros and loss 0 without reading the logits.
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 512, local_size_x_id = 0) in;   // a power of two, set by the launcher
+layout(constant_id = 1) const bool CACHED = false;     // the row fits CACHE vec4 per invocation
+layout(constant_id = 2) const uint CACHE = 8;          // vec4 per invocation on the cached path
 
 layout(std430, set = 0, binding = 0) readonly buffer Logits1 { float x1[]; };
 layout(std430, set = 0, binding = 0) readonly buffer Logits4 { vec4 x4[]; };
@@ -48,6 +59,27 @@ void online_add(inout float m, inout float s, float x)
     }
 }
 
+// Folds four values: the running max moves once per vec4, and components equal to the
+// max contribute exactly 1.
+void online_add4(inout float m, inout float s, vec4 v)
+{
+    const float vm = max(max(v.x, v.y), max(v.z, v.w));
+    if (vm > m) {
+        s = (s == 0.0) ? 0.0 : s * exp(m - vm);
+        m = vm;
+    }
+    s += (v.x == m ? 1.0 : exp(v.x - m)) + (v.y == m ? 1.0 : exp(v.y - m)) +
+         (v.z == m ? 1.0 : exp(v.z - m)) + (v.w == m ? 1.0 : exp(v.w - m));
+}
+
+// dlogits of the vec4 at index i (element 4 * i) of the binding, from its logits v.
+vec4 grad4(vec4 v, uint i, uint lab, float M, float S, float nv)
+{
+    const uint e = 4u * i;   // element index of .x
+    const vec4 oh = vec4(equal(uvec4(e, e + 1u, e + 2u, e + 3u), uvec4(lab)));
+    return (exp(v - M) / S - oh) / nv;
+}
+
 void main()
 {
     const uint r = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
@@ -76,16 +108,15 @@ void main()
     // ---- pass 1: per-invocation online max and sum ----
     float m = uintBitsToFloat(0xff800000u), s = 0.0;   // -inf: no element yet
     if (t < head) online_add(m, s, x1[base + t]);
-    for (uint i = t; i < nb; i += WG) {
-        const vec4 v = x4[b4 + i];
-        const float vm = max(max(v.x, v.y), max(v.z, v.w));
-        if (vm > m) {
-            s = (s == 0.0) ? 0.0 : s * exp(m - vm);
-            m = vm;
-        }
-        // components equal to m contribute exactly 1
-        s += (v.x == m ? 1.0 : exp(v.x - m)) + (v.y == m ? 1.0 : exp(v.y - m)) +
-             (v.z == m ? 1.0 : exp(v.z - m)) + (v.w == m ? 1.0 : exp(v.w - m));
+    vec4 cache[CACHE];   // the cached path's row slice: vec4 t, t + WG, t + 2 WG, ...
+    if (CACHED) {
+        [[unroll]] for (uint u = 0u; u < CACHE; u++)
+            if (t + u * WG < nb) cache[u] = x4[b4 + t + u * WG];
+        [[unroll]] for (uint u = 0u; u < CACHE; u++)
+            if (t + u * WG < nb) online_add4(m, s, cache[u]);
+    } else {
+        for (uint i = t; i < nb; i += WG)
+            online_add4(m, s, x4[b4 + i]);
     }
     if (t < nt) online_add(m, s, x1[tail0 + t]);
 
@@ -118,13 +149,14 @@ void main()
         const uint j = tail0 + t;
         d1[j] = (exp(x1[j] - M) / S - (j == lab ? 1.0 : 0.0)) / nv;
     }
-    if (t < nb) {
+    if (CACHED) {
+        [[unroll]] for (uint u = 0u; u < CACHE; u++)
+            if (t + u * WG < nb)
+                d4[b4 + t + u * WG] = grad4(cache[u], b4 + t + u * WG, lab, M, S, nv);
+    } else if (t < nb) {
         const uint last = t + ((nb - 1u - t) / WG) * WG;
         for (uint i = last;; i -= WG) {
-            const uint e = 4u * (b4 + i);   // element index of .x
-            const vec4 v = x4[b4 + i];
-            const vec4 oh = vec4(equal(uvec4(e, e + 1u, e + 2u, e + 3u), uvec4(lab)));
-            d4[b4 + i] = (exp(v - M) / S - oh) / nv;
+            d4[b4 + i] = grad4(x4[b4 + i], b4 + i, lab, M, S, nv);
             if (i < WG) break;
         }
     }
