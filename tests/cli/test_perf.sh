@@ -19,6 +19,11 @@ grep -q '^ceilings: copy [0-9.]* GB/s, fp32 FMA [0-9.]* TFLOP/s, one dispatch [0
 n=$(grep -cv '^#' "$src/cases/perf-smoke.txt")
 [ "$(grep -c '"median_ms": ' perf.json)" -eq "$n" ] || fail "perf.json does not time all $n cases"
 grep -q '"error"' perf.json && fail "a perf case reported an error"
+# The docs' table script reads this JSON: one table row per case.
+if command -v python3 >/dev/null; then
+    rows=$(python3 "$src/scripts/perf-join.py" perf.json | grep -c '^| q4cts\.')
+    [ "$rows" -eq "$n" ] || fail "perf-join.py printed $rows rows, expected $n"
+fi
 # A baseline 1000x faster than anything measurable: every case is a regression.
 sed -E 's/"median_ms": [0-9.e+-]+/"median_ms": 1e-9/' perf.json >fast.json
 "$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --warmup-ms 0 --baseline fast.json >base.txt 2>&1
