@@ -1,12 +1,11 @@
 /* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
  *
  * Two kernel variants, named by their kernels:
- *  - linear_q4gsw_gemv (M <= 8, on devices with subgroup arithmetic): a stream over
- *    the packed weights; a workgroup owns 2 block columns (16 rows of W, one 32-byte
- *    sector per k4 row) and all of K in KT slices with U blocks in flight each,
+ *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup
+ *    owns 4 block columns (32 rows of W, 64 contiguous bytes per k4 row) and all of K in KT slices with U blocks in flight each,
  *    summed in shared memory; M is a specialisation constant so the accumulators
  *    are exactly M x 8, and at M <= 2 the scale is applied once per chunk of rows.
- *  - linear_q4gsw_tiled (any M; the choice above 8, or without subgroup arithmetic): the tiled GEMM of q4_gemm.glsl
+ *  - linear_q4gsw_tiled (any M; the choice above 8): the tiled GEMM of q4_gemm.glsl
  *    with a tile picked from the device limits; x and y are split by rows into
  *    several dispatches when they exceed one binding.
  * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
@@ -40,7 +39,7 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
     const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4;
     const q4vk_lin_operands p = operands(a);
     q4_status st;
-    if ((st = q4vk_lin_gemv_check(info, Q4VK_K_FWD_GEMV, M, &p, lim, err)))
+    if ((st = q4vk_lin_gemv_check(Q4VK_K_FWD_GEMV, M, &p, lim, err)))
         return st;
     /* 256 invocations (128 where that is the device's most): NS = 4 lanes along N8 (a
      * k4 row of the strip is 64 contiguous bytes, two sectors) x KT slices along K,
@@ -158,7 +157,7 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
     if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)))
         return st;
     const char *v = o && o->variant ? o->variant
-                  : a->M <= Q4VK_GEMV_MAX_M && q4vk_lin_gemv_ok(q4vk_info(ctx)) ? Q4VK_K_FWD_GEMV
+                  : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV
                   : Q4VK_K_FWD_TILED;
     if (!strcmp(v, Q4VK_K_FWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);

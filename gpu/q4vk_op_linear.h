@@ -87,10 +87,10 @@ typedef struct q4vk_lin_operands {
 q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
                               const q4vk_lin_operands *p, uint64_t limit, q4_error *err);
 /* Whether gemv variant `variant` can run on p: M <= Q4VK_GEMV_MAX_M (Q4_ERR_ARG), in
- * and out each in one binding of `limit` bytes (Q4_ERR_RESOURCE), subgroup
- * arithmetic on the device (Q4_ERR_UNSUPPORTED). */
-q4_status q4vk_lin_gemv_check(const q4vk_device_info *info, const char *variant, uint64_t M,
-                              const q4vk_lin_operands *p, uint64_t limit, q4_error *err);
+ * and out each in one binding of `limit` bytes (Q4_ERR_RESOURCE). The gemv kernels
+ * need no optional device feature. */
+q4_status q4vk_lin_gemv_check(const char *variant, uint64_t M, const q4vk_lin_operands *p,
+                              uint64_t limit, q4_error *err);
 /* The largest binding: o->max_binding or the device's, capped so that 32-bit
  * element indices in the kernels cannot overflow. */
 uint64_t q4vk_lin_limit(const q4vk_context *ctx, const q4vk_linear_opts *o);
@@ -127,9 +127,6 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_
                              uint64_t out_cols, const q4vk_lin_push *base,
                              const q4vk_gemm_tile *tile, q4vk_buffer *bias, uint64_t limit,
                              bool *ran, q4vk_timing *t, q4_error *err);
-/* Whether the gemv kernels can run: subgroup arithmetic in compute, and a subgroup
- * size (a power of two, 4..128) that divides their workgroups. */
-bool q4vk_lin_gemv_ok(const q4vk_device_info *info);
 /* A built-in kernel's pipeline (the user's override runs in its place). */
 q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
                             q4vk_pipeline **out, q4_error *err);

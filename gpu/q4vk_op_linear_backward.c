@@ -2,13 +2,11 @@
  * (SPEC §2).
  *
  * Two kernel variants, named by their kernels:
- *  - linear_q4gsw_backward_gemv (M <= 8, on devices with subgroup arithmetic): a
- *    stream over the packed weights; a workgroup owns S*R k4 rows (4*S*R columns of
- *    dx), its L lanes walk the block columns with R*U blocks in flight each and are
+ *  - linear_q4gsw_backward_gemv (M <= 8): a stream over the packed weights; a
+ *    workgroup owns S*R k4 rows (4*S*R columns of dx), its L lanes walk the block columns with R*U blocks in flight each and are
  *    summed in shared memory at the end; M, R and U are specialisation constants,
  *    and at M <= 4 dout is scaled once per block column instead of every weight.
- *  - linear_q4gsw_backward_tiled (any M; the choice above 8, or without subgroup
- *    arithmetic): the tiled GEMM of
+ *  - linear_q4gsw_backward_tiled (any M; the choice above 8): the tiled GEMM of
  *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
  *    dispatches when they exceed one binding.
  * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
@@ -45,7 +43,7 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
     const uint64_t N8 = (uint64_t)q4_n8(a->N), K4 = K / 4;
     const q4vk_lin_operands p = operands(a);
     q4_status st;
-    if ((st = q4vk_lin_gemv_check(info, Q4VK_K_BWD_GEMV, M, &p, lim, err)))
+    if ((st = q4vk_lin_gemv_check(Q4VK_K_BWD_GEMV, M, &p, lim, err)))
         return st;
     /* R k4 rows x U block columns in flight per invocation; R > 1 shares the dout
      * loads. Fewer as M's accumulators and dout registers grow. H200, M = 1,
@@ -61,7 +59,7 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
      * multiple of the subgroup, at least 32: a subgroup reads 512 contiguous bytes)
      * x S rows; S shrinks (L grows) until there are enough workgroups. */
     const uint32_t wg = info->max_invocations >= 256 ? 256 : 128;
-    uint32_t l = sg > 32 ? sg : 32;
+    uint32_t l = sg > 32 ? (sg < wg ? sg : wg) : 32;
     while (l < wg && (K4 + (uint64_t)(wg / l) * r - 1) / ((uint64_t)(wg / l) * r) < GEMV_GROUPS_MIN)
         l *= 2;
     const uint32_t s = wg / l;
@@ -163,7 +161,7 @@ q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_b
     if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)))
         return st;
     const char *v = o && o->variant ? o->variant
-                  : a->M <= Q4VK_GEMV_MAX_M && q4vk_lin_gemv_ok(q4vk_info(ctx)) ? Q4VK_K_BWD_GEMV
+                  : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_BWD_GEMV
                   : Q4VK_K_BWD_TILED;
     if (!strcmp(v, Q4VK_K_BWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);

@@ -248,12 +248,6 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_
     return st;
 }
 
-bool q4vk_lin_gemv_ok(const q4vk_device_info *info)
-{
-    uint32_t sg = info->subgroup_size;
-    return info->subgroup_arithmetic && sg >= 4 && sg <= 128 && (sg & (sg - 1)) == 0;
-}
-
 q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
                               const q4vk_lin_operands *p, uint64_t limit, q4_error *err)
 {
@@ -282,8 +276,8 @@ q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
     return Q4_OK;
 }
 
-q4_status q4vk_lin_gemv_check(const q4vk_device_info *info, const char *variant, uint64_t M,
-                              const q4vk_lin_operands *p, uint64_t limit, q4_error *err)
+q4_status q4vk_lin_gemv_check(const char *variant, uint64_t M, const q4vk_lin_operands *p,
+                              uint64_t limit, q4_error *err)
 {
     q4_status st;
     if (M > Q4VK_GEMV_MAX_M)
@@ -292,10 +286,6 @@ q4_status q4vk_lin_gemv_check(const q4vk_device_info *info, const char *variant,
     if ((st = q4vk_lin_fits(p->in_name, M * (uint64_t)p->in_cols * 4, limit, err)) ||
         (st = q4vk_lin_fits(p->out_name, M * (uint64_t)p->out_cols * 4, limit, err)))
         return st;
-    if (!q4vk_lin_gemv_ok(info))
-        return q4_fail(err, Q4_ERR_UNSUPPORTED,
-                       "variant %s needs subgroup arithmetic in compute shaders (subgroup size "
-                       "%u); this device lacks it", variant, info->subgroup_size);
     return Q4_OK;
 }
 
