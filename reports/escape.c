@@ -2,6 +2,7 @@
  * XML 1.0 and JSON. Both need valid UTF-8 out, so both walk the input one UTF-8 scalar
  * at a time; bytes that are no valid UTF-8, and characters XML 1.0 cannot hold at all
  * (not even as &#...;), become U+FFFD, visibly, rather than vanish. */
+#include <math.h>
 #include <string.h>
 
 #include "q4report_internal.h"
@@ -122,4 +123,17 @@ int q4rep_json_str(q4rep_buf *b, const char *s, size_t max)
         i += len;
     }
     return q4rep_buf_put(b, "\"", 1);
+}
+
+int q4rep_json_num(q4rep_buf *b, double v)
+{
+    return isfinite(v) ? q4rep_buf_printf(b, "%.17g", v) : q4rep_buf_puts(b, "null");
+}
+
+int q4rep_json_member_num(q4rep_buf *b, const char *key, double v)
+{
+    q4rep_buf_puts(b, ", ");
+    q4rep_json_str(b, key, Q4REP_NOMAX);
+    q4rep_buf_puts(b, ": ");
+    return q4rep_json_num(b, v);
 }

@@ -30,15 +30,6 @@ struct q4_json {
     double seconds;
 };
 
-/* A double as a JSON number that reads back bit-exact; JSON has no NaN or Inf. */
-static void put_num(q4rep_buf *b, double v)
-{
-    if (isfinite(v))
-        q4rep_buf_printf(b, "%.17g", v);
-    else
-        q4rep_buf_puts(b, "null");
-}
-
 static q4_status flush(q4_json *j, int sync_dir, q4_error *err)
 {
     q4rep_buf *d = &j->doc;
@@ -54,7 +45,7 @@ static q4_status flush(q4_json *j, int sync_dir, q4_error *err)
     q4rep_buf_puts(d, j->total ? "\n  ],\n" : "],\n");
     q4rep_buf_printf(d, "  \"summary\": {\"total\": %zu, \"ok\": %zu, \"not_ok\": %zu, \"seconds\": ",
                      j->total, j->ok, j->total - j->ok);
-    put_num(d, j->seconds);
+    q4rep_json_num(d, j->seconds);
     for (int v = 0; v < Q4_VERDICT_COUNT; v++)
         q4rep_buf_printf(d, ", \"%s\": %zu", q4_verdict_name((q4_verdict)v), j->count[v]);
     if (j->count[Q4_VERDICT_COUNT])
@@ -134,12 +125,6 @@ static void put_field(q4rep_buf *b, const char *key, const char *s, size_t max)
     q4rep_json_str(b, s, max);
 }
 
-static void put_numf(q4rep_buf *b, const char *key, double v)
-{
-    q4rep_buf_printf(b, ", \"%s\": ", key);
-    put_num(b, v);
-}
-
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
 {
     if (!j || !r)
@@ -154,13 +139,13 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     put_field(b, "family", r->family, sizeof r->family);
     put_field(b, "verdict", q4_verdict_name(r->verdict), Q4REP_NOMAX);
     q4rep_buf_printf(b, ", \"ok\": %s", ok ? "true" : "false");
-    put_numf(b, "seconds", r->seconds);
-    put_numf(b, "gpu_ms", r->gpu_ms >= 0 ? r->gpu_ms : NAN);   /* < 0: unknown */
-    put_numf(b, "worst_err", r->worst_err);
-    put_numf(b, "worst_margin", r->worst_margin);
-    put_numf(b, "got", r->got);
-    put_numf(b, "expected", r->expected);
-    put_numf(b, "bound", r->bound);
+    q4rep_json_member_num(b, "seconds", r->seconds);
+    q4rep_json_member_num(b, "gpu_ms", r->gpu_ms >= 0 ? r->gpu_ms : NAN);   /* < 0: unknown */
+    q4rep_json_member_num(b, "worst_err", r->worst_err);
+    q4rep_json_member_num(b, "worst_margin", r->worst_margin);
+    q4rep_json_member_num(b, "got", r->got);
+    q4rep_json_member_num(b, "expected", r->expected);
+    q4rep_json_member_num(b, "bound", r->bound);
     put_field(b, "output", r->output, sizeof r->output);
     if (r->index >= 0)
         q4rep_buf_printf(b, ", \"index\": %lld", (long long)r->index);

@@ -4,7 +4,6 @@
  *
  * Crash safety as in json.c: each add atomically replaces the file with the whole
  * document, so a run killed midway leaves every case timed so far. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,16 +22,6 @@ struct q4_perf_json {
     q4rep_buf doc;         /* scratch for the whole document */
     size_t total;
 };
-
-/* A finite double as a JSON number that reads back bit-exact; else null. */
-static void put_num(q4rep_buf *b, const char *key, double v)
-{
-    q4rep_buf_printf(b, ", \"%s\": ", key);
-    if (isfinite(v))
-        q4rep_buf_printf(b, "%.17g", v);
-    else
-        q4rep_buf_puts(b, "null");
-}
 
 static q4_status flush(q4_perf_json *p, int sync, q4_error *err)
 {
@@ -89,9 +78,9 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
     }
     q4rep_buf_puts(h, any ? "\n  },\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"" :
                             "},\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"");
-    put_num(h, "copy_gbs", copy_gbs);
-    put_num(h, "fma_tflops", fma_tflops);
-    put_num(h, "dispatch_us", dispatch_us);
+    q4rep_json_member_num(h, "copy_gbs", copy_gbs);
+    q4rep_json_member_num(h, "fma_tflops", fma_tflops);
+    q4rep_json_member_num(h, "dispatch_us", dispatch_us);
     q4rep_buf_puts(h, "},\n  \"results\": [");
     q4_status st = h->failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path)
@@ -118,14 +107,14 @@ q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *e
         q4rep_buf_puts(b, ", \"error\": ");
         q4rep_json_str(b, r->error, sizeof r->error);
     } else {
-        put_num(b, "median_ms", r->median_ms);
-        put_num(b, "p10_ms", r->p10_ms);
-        put_num(b, "p90_ms", r->p90_ms);
-        put_num(b, "gbs", r->gbs);
-        put_num(b, "tflops", r->tflops);
+        q4rep_json_member_num(b, "median_ms", r->median_ms);
+        q4rep_json_member_num(b, "p10_ms", r->p10_ms);
+        q4rep_json_member_num(b, "p90_ms", r->p90_ms);
+        q4rep_json_member_num(b, "gbs", r->gbs);
+        q4rep_json_member_num(b, "tflops", r->tflops);
         q4rep_buf_puts(b, ", \"bound_by\": ");
         q4rep_json_str(b, r->bound_by, sizeof r->bound_by);
-        put_num(b, "pct_of_ceiling", r->pct);
+        q4rep_json_member_num(b, "pct_of_ceiling", r->pct);
     }
     q4rep_buf_puts(b, "}");
     if (b->failed) {

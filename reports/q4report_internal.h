@@ -37,6 +37,11 @@ int q4rep_xml_text(q4rep_buf *b, const char *s, size_t max);
 int q4rep_xml_attr(q4rep_buf *b, const char *s, size_t max);
 /* A JSON string literal, quotes included: ", \ and controls escaped. */
 int q4rep_json_str(q4rep_buf *b, const char *s, size_t max);
+/* A double as a JSON number that reads back bit-exact (%.17g); null when it is not
+ * finite, since JSON has no NaN or Inf. */
+int q4rep_json_num(q4rep_buf *b, double v);
+/* `, "key": ` and the number: one more member of an object being written. */
+int q4rep_json_member_num(q4rep_buf *b, const char *key, double v);
 /* Decodes one UTF-8 scalar from s[0..n), n >= 1: returns its length (1..4) and sets
  * *cp, or 0 for an invalid sequence (overlong, surrogate, > U+10FFFF, truncated). */
 size_t q4rep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);

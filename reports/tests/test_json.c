@@ -12,18 +12,6 @@
 #include "q4report.h"
 #include "testutil.h"
 
-static jc_value *load(const char *path)
-{
-    size_t len = 0;
-    char *text = tu_read(path, &len);
-    ck_assert_ptr_nonnull(text);
-    char why[160] = "";
-    jc_value *v = jc_parse(text, len, why, sizeof why);
-    ck_assert_msg(v != NULL, "%s is not valid JSON: %s", path, why);
-    free(text);
-    return v;
-}
-
 static const jc_value *root(const jc_value *doc)
 {
     const jc_value *q = jc_get(doc, "q4cts");
@@ -31,20 +19,6 @@ static const jc_value *root(const jc_value *doc)
     ck_assert_int_eq(q->type, JC_OBJ);
     ck_assert_uint_eq(doc->n, 1);
     return q;
-}
-
-static double num(const jc_value *obj, const char *key)
-{
-    const jc_value *v = jc_get(obj, key);
-    ck_assert_msg(v && v->type == JC_NUM, "%s is not a number", key);
-    return v->num;
-}
-
-static const char *str(const jc_value *obj, const char *key)
-{
-    const jc_value *v = jc_get(obj, key);
-    ck_assert_msg(v && v->type == JC_STR, "%s is not a string", key);
-    return v->str;
 }
 
 static int is_null(const jc_value *obj, const char *key)
@@ -73,7 +47,7 @@ static char *write_all_verdicts(const char *dir, int strict)
         q4_result r;
         tu_result(&r, (q4_verdict)v, v);
         ck_assert_msg(q4_json_add(j, &r, &err) == Q4_OK, "%s", err.msg);
-        jc_value *doc = load(path);   /* complete after every add */
+        jc_value *doc = tu_json_load(path);   /* complete after every add */
         ck_assert_uint_eq(jc_get(root(doc), "results")->n, (size_t)v + 1);
         jc_free(doc);
     }
@@ -85,14 +59,14 @@ START_TEST(layout_and_values)
 {
     char *dir = tu_tmpdir();
     char *path = write_all_verdicts(dir, 0);
-    jc_value *doc = load(path);
+    jc_value *doc = tu_json_load(path);
     const jc_value *q = root(doc);
-    ck_assert_str_eq(str(q, "version"), "0.1.0");
-    ck_assert_int_eq((int)num(q, "format"), 1);
+    ck_assert_str_eq(tu_json_str(q, "version"), "0.1.0");
+    ck_assert_int_eq((int)tu_json_num(q, "format"), 1);
     ck_assert_int_eq(boolean(q, "strict"), 0);
     const jc_value *props = jc_get(q, "properties");
-    ck_assert_str_eq(str(props, "device"), "llvmpipe");
-    ck_assert_str_eq(str(props, "seed"), "7");
+    ck_assert_str_eq(tu_json_str(props, "device"), "llvmpipe");
+    ck_assert_str_eq(tu_json_str(props, "seed"), "7");
     ck_assert_uint_eq(props->n, 2);
 
     const jc_value *res = jc_get(q, "results");
@@ -102,43 +76,43 @@ START_TEST(layout_and_values)
         const jc_value *c = jc_at(res, (size_t)v);
         q4_result r;
         tu_result(&r, (q4_verdict)v, v);
-        ck_assert_str_eq(str(c, "name"), r.name);
-        ck_assert_str_eq(str(c, "op"), r.op);
-        ck_assert_str_eq(str(c, "family"), r.family);
-        ck_assert_str_eq(str(c, "verdict"), q4_verdict_name((q4_verdict)v));
+        ck_assert_str_eq(tu_json_str(c, "name"), r.name);
+        ck_assert_str_eq(tu_json_str(c, "op"), r.op);
+        ck_assert_str_eq(tu_json_str(c, "family"), r.family);
+        ck_assert_str_eq(tu_json_str(c, "verdict"), q4_verdict_name((q4_verdict)v));
         ck_assert_int_eq(boolean(c, "ok"), q4_verdict_ok((q4_verdict)v, 0));
         /* %.17g: doubles come back bit for bit */
-        ck_assert(num(c, "seconds") == r.seconds);
+        ck_assert(tu_json_num(c, "seconds") == r.seconds);
         if (r.gpu_ms < 0)
             ck_assert(is_null(c, "gpu_ms"));
         else
-            ck_assert(num(c, "gpu_ms") == r.gpu_ms);
+            ck_assert(tu_json_num(c, "gpu_ms") == r.gpu_ms);
         if (isnan(r.worst_margin)) {
             ck_assert(is_null(c, "worst_margin") && is_null(c, "worst_err"));
             ck_assert(is_null(c, "got") && is_null(c, "expected") && is_null(c, "bound"));
             ck_assert(is_null(c, "index"));
         } else {
-            ck_assert(num(c, "worst_margin") == r.worst_margin);
-            ck_assert(num(c, "worst_err") == r.worst_err);
-            ck_assert(num(c, "got") == r.got);
-            ck_assert(num(c, "expected") == r.expected);
-            ck_assert(num(c, "bound") == r.bound);
-            ck_assert(num(c, "index") == (double)r.index);
+            ck_assert(tu_json_num(c, "worst_margin") == r.worst_margin);
+            ck_assert(tu_json_num(c, "worst_err") == r.worst_err);
+            ck_assert(tu_json_num(c, "got") == r.got);
+            ck_assert(tu_json_num(c, "expected") == r.expected);
+            ck_assert(tu_json_num(c, "bound") == r.bound);
+            ck_assert(tu_json_num(c, "index") == (double)r.index);
         }
-        ck_assert(num(c, "elements") == (double)r.elements);
-        ck_assert_str_eq(str(c, "output"), r.output);
-        ck_assert_str_eq(str(c, "where"), r.where);
-        ck_assert_str_eq(str(c, "message"), r.message);
-        ck_assert_str_eq(str(c, "repro"), r.repro);
+        ck_assert(tu_json_num(c, "elements") == (double)r.elements);
+        ck_assert_str_eq(tu_json_str(c, "output"), r.output);
+        ck_assert_str_eq(tu_json_str(c, "where"), r.where);
+        ck_assert_str_eq(tu_json_str(c, "message"), r.message);
+        ck_assert_str_eq(tu_json_str(c, "repro"), r.repro);
         ck_assert_uint_eq(c->n, 18);   /* no key more, none less */
     }
     const jc_value *sum = jc_get(q, "summary");
-    ck_assert_int_eq((int)num(sum, "total"), 8);
-    ck_assert_int_eq((int)num(sum, "ok"), 3);       /* Pass, QualityWarning, NotSupported */
-    ck_assert_int_eq((int)num(sum, "not_ok"), 5);
+    ck_assert_int_eq((int)tu_json_num(sum, "total"), 8);
+    ck_assert_int_eq((int)tu_json_num(sum, "ok"), 3);       /* Pass, QualityWarning, NotSupported */
+    ck_assert_int_eq((int)tu_json_num(sum, "not_ok"), 5);
     for (int v = 0; v < Q4_VERDICT_COUNT; v++)
-        ck_assert_int_eq((int)num(sum, q4_verdict_name((q4_verdict)v)), 1);
-    ck_assert_double_eq_tol(num(sum, "seconds"), 0.036, 1e-12);
+        ck_assert_int_eq((int)tu_json_num(sum, q4_verdict_name((q4_verdict)v)), 1);
+    ck_assert_double_eq_tol(tu_json_num(sum, "seconds"), 0.036, 1e-12);
     ck_assert_ptr_null(jc_get(sum, "Unknown"));
     jc_free(doc);
     unlink(path);
@@ -152,12 +126,12 @@ START_TEST(strict_is_recorded)
 {
     char *dir = tu_tmpdir();
     char *path = write_all_verdicts(dir, 1);
-    jc_value *doc = load(path);
+    jc_value *doc = tu_json_load(path);
     const jc_value *q = root(doc);
     ck_assert_int_eq(boolean(q, "strict"), 1);
     ck_assert_int_eq(boolean(jc_at(jc_get(q, "results"), Q4_QUALITY_WARNING), "ok"), 0);
-    ck_assert_int_eq((int)num(jc_get(q, "summary"), "ok"), 2);
-    ck_assert_int_eq((int)num(jc_get(q, "summary"), "not_ok"), 6);
+    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "ok"), 2);
+    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "not_ok"), 6);
     jc_free(doc);
     unlink(path);
     free(path);
@@ -176,15 +150,15 @@ START_TEST(empty_odd_and_hostile)
     q4_json *j = NULL;
     q4_error err = {0};
     ck_assert_int_eq(q4_json_open(path, p, 3, &j, &err), Q4_OK);
-    jc_value *doc = load(path);   /* valid with no case yet */
+    jc_value *doc = tu_json_load(path);   /* valid with no case yet */
     const jc_value *q = root(doc);
     ck_assert_uint_eq(jc_get(q, "results")->n, 0);
-    ck_assert_int_eq((int)num(jc_get(q, "summary"), "total"), 0);
+    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "total"), 0);
     const jc_value *props = jc_get(q, "properties");
     ck_assert_uint_eq(props->n, 2);
     ck_assert_str_eq(props->keys[0], back);
-    ck_assert_str_eq(str(props, back), back);
-    ck_assert_str_eq(str(props, "nullvalue"), "");
+    ck_assert_str_eq(tu_json_str(props, back), back);
+    ck_assert_str_eq(tu_json_str(props, "nullvalue"), "");
     jc_free(doc);
 
     q4_result r;
@@ -203,20 +177,20 @@ START_TEST(empty_odd_and_hostile)
     ck_assert_int_eq(q4_json_add(j, &r, &err), Q4_OK);
     ck_assert_int_eq(q4_json_close(j, &err), Q4_OK);
 
-    doc = load(path);
+    doc = tu_json_load(path);
     q = root(doc);
     const jc_value *c = jc_at(jc_get(q, "results"), 0);
-    ck_assert_str_eq(str(c, "message"), back);
+    ck_assert_str_eq(tu_json_str(c, "message"), back);
     ck_assert(is_null(c, "worst_margin") && is_null(c, "got") && is_null(c, "expected"));
-    ck_assert(num(c, "seconds") == 1e-300);
+    ck_assert(tu_json_num(c, "seconds") == 1e-300);
     c = jc_at(jc_get(q, "results"), 1);
-    ck_assert_uint_eq(strlen(str(c, "name")), sizeof r.name);
-    ck_assert_uint_eq(strlen(str(c, "message")), sizeof r.message);
-    ck_assert_uint_eq(strspn(str(c, "where"), "\\"), sizeof r.where);
-    ck_assert_str_eq(str(c, "verdict"), "Unknown");
+    ck_assert_uint_eq(strlen(tu_json_str(c, "name")), sizeof r.name);
+    ck_assert_uint_eq(strlen(tu_json_str(c, "message")), sizeof r.message);
+    ck_assert_uint_eq(strspn(tu_json_str(c, "where"), "\\"), sizeof r.where);
+    ck_assert_str_eq(tu_json_str(c, "verdict"), "Unknown");
     ck_assert_int_eq(boolean(c, "ok"), 0);
-    ck_assert_int_eq((int)num(jc_get(q, "summary"), "Unknown"), 1);
-    ck_assert_int_eq((int)num(jc_get(q, "summary"), "Fail"), 1);
+    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "Unknown"), 1);
+    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "Fail"), 1);
     jc_free(doc);
     unlink(path);
     free(path);

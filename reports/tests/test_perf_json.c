@@ -11,32 +11,13 @@
 #include "q4report.h"
 #include "testutil.h"
 
+/* The document at path and its "q4cts_perf" object in *root. */
 static jc_value *load(const char *path, const jc_value **root)
 {
-    size_t len = 0;
-    char *text = tu_read(path, &len);
-    ck_assert_ptr_nonnull(text);
-    char why[160] = "";
-    jc_value *v = jc_parse(text, len, why, sizeof why);
-    ck_assert_msg(v != NULL, "%s is not valid JSON: %s", path, why);
-    free(text);
+    jc_value *v = tu_json_load(path);
     *root = jc_get(v, "q4cts_perf");
     ck_assert_ptr_nonnull(*root);
     return v;
-}
-
-static double num(const jc_value *obj, const char *key)
-{
-    const jc_value *v = jc_get(obj, key);
-    ck_assert_msg(v && v->type == JC_NUM, "%s is not a number", key);
-    return v->num;
-}
-
-static const char *str(const jc_value *obj, const char *key)
-{
-    const jc_value *v = jc_get(obj, key);
-    ck_assert_msg(v && v->type == JC_STR, "%s is not a string", key);
-    return v->str;
 }
 
 START_TEST(layout_values_and_crash_safety)
@@ -65,21 +46,21 @@ START_TEST(layout_values_and_crash_safety)
     ck_assert_int_eq(q4_perf_json_close(p, &err), Q4_OK);
 
     doc = load(path, &q);
-    ck_assert_str_eq(str(jc_get(q, "properties"), "device"), "NVIDIA \"H200\"");
-    ck_assert_str_eq(str(jc_get(q, "properties"), "driver"), "580.159.04");
-    ck_assert(num(jc_get(q, "ceilings"), "copy_gbs") == 4007.9);
-    ck_assert(num(jc_get(q, "ceilings"), "fma_tflops") == 56.19);
-    ck_assert(num(jc_get(q, "ceilings"), "dispatch_us") == 5.25);
+    ck_assert_str_eq(tu_json_str(jc_get(q, "properties"), "device"), "NVIDIA \"H200\"");
+    ck_assert_str_eq(tu_json_str(jc_get(q, "properties"), "driver"), "580.159.04");
+    ck_assert(tu_json_num(jc_get(q, "ceilings"), "copy_gbs") == 4007.9);
+    ck_assert(tu_json_num(jc_get(q, "ceilings"), "fma_tflops") == 56.19);
+    ck_assert(tu_json_num(jc_get(q, "ceilings"), "dispatch_us") == 5.25);
     const jc_value *res = jc_get(q, "results");
     ck_assert_uint_eq(res->n, 2);
     const jc_value *r0 = jc_at(res, 0), *r1 = jc_at(res, 1);
-    ck_assert_str_eq(str(r0, "name"), timed.name);
-    ck_assert_str_eq(str(r0, "op"), "adamw_step");
-    ck_assert(num(r0, "median_ms") == timed.median_ms);   /* bit-exact round trip */
-    ck_assert(num(r0, "pct_of_ceiling") == 101.25);
-    ck_assert_str_eq(str(r0, "bound_by"), "bandwidth");
+    ck_assert_str_eq(tu_json_str(r0, "name"), timed.name);
+    ck_assert_str_eq(tu_json_str(r0, "op"), "adamw_step");
+    ck_assert(tu_json_num(r0, "median_ms") == timed.median_ms);   /* bit-exact round trip */
+    ck_assert(tu_json_num(r0, "pct_of_ceiling") == 101.25);
+    ck_assert_str_eq(tu_json_str(r0, "bound_by"), "bandwidth");
     ck_assert_ptr_null(jc_get(r0, "error"));
-    ck_assert_str_eq(str(r1, "error"), "out of device memory");
+    ck_assert_str_eq(tu_json_str(r1, "error"), "out of device memory");
     ck_assert_ptr_null(jc_get(r1, "median_ms"));
     jc_free(doc);
 

@@ -11,6 +11,8 @@
 
 #include "testutil.h"
 
+#include "jsoncheck.h"
+
 char *tu_tmpdir(void)
 {
     const char *base = getenv("TMPDIR");
@@ -202,4 +204,30 @@ void tu_result(q4_result *r, q4_verdict v, int i)
     }
     snprintf(r->message, sizeof r->message, "%s: sample message %d", q4_verdict_name(v), i);
     snprintf(r->repro, sizeof r->repro, "build/harness/q4cts --case %s", r->name);
+}
+
+jc_value *tu_json_load(const char *path)
+{
+    size_t len = 0;
+    char *text = tu_read(path, &len);
+    ck_assert_msg(text != NULL, "cannot read %s", path);
+    char why[160] = "";
+    jc_value *v = jc_parse(text, len, why, sizeof why);
+    ck_assert_msg(v != NULL, "%s is not valid JSON: %s", path, why);
+    free(text);
+    return v;
+}
+
+double tu_json_num(const jc_value *obj, const char *key)
+{
+    const jc_value *v = jc_get(obj, key);
+    ck_assert_msg(v && v->type == JC_NUM, "%s is not a number", key);
+    return v->num;
+}
+
+const char *tu_json_str(const jc_value *obj, const char *key)
+{
+    const jc_value *v = jc_get(obj, key);
+    ck_assert_msg(v && v->type == JC_STR, "%s is not a string", key);
+    return v->str;
 }

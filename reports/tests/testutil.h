@@ -26,6 +26,14 @@ char *tu_xpath(const char *path, const char *expr);
 /* tu_xpath read as an integer (count(...), string(@tests)); -1 on failure. */
 long tu_xpath_long(const char *path, const char *expr);
 
+/* The JSON file at path, parsed strictly (jsoncheck.h); fails the test when it is not
+ * valid JSON. Free with jc_free. */
+struct jc_value *tu_json_load(const char *path);
+/* Member `key` of obj as a number / a string; fails the test when it is missing or of
+ * another type. */
+double tu_json_num(const struct jc_value *obj, const char *key);
+const char *tu_json_str(const struct jc_value *obj, const char *key);
+
 /* A result with every field set, for verdict v; i varies names and figures. */
 void tu_result(q4_result *r, q4_verdict v, int i);
 
