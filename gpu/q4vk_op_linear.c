@@ -1,10 +1,11 @@
 /* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
  *
  * Two kernel variants, named by their kernels:
- *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup
- *    owns 4 block columns (32 rows of W, 64 contiguous bytes per k4 row) and all of K in KT slices with U blocks in flight each,
- *    summed in shared memory; M is a specialisation constant so the accumulators
- *    are exactly M x 8, and at M <= 2 the scale is applied once per chunk of rows.
+ *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup owns 4
+ *    block columns (32 rows of W, 64 contiguous bytes per k4 row) and all of K in KT
+ *    slices with U blocks in flight each, summed in shared memory; M is a specialisation
+ *    constant so the accumulators are exactly M x 8, and at M <= 2 the scale is applied
+ *    once per chunk of rows.
  *  - linear_q4gsw_tiled (any M; the choice above 8): the tiled GEMM of q4_gemm.glsl
  *    with a tile picked from the device limits; x and y are split by rows into
  *    several dispatches when they exceed one binding.
@@ -125,22 +126,16 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
         {a->y, 0, 0},
         {a->scales, 0, s_bytes},
     };
-    q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
-                          (uint32_t)q4_n8(a->N), a->bias != NULL, 0, 0, 1, (uint32_t)K};
+    const q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
+                                (uint32_t)q4_n8(a->N), a->bias != NULL, 0, 0, 1, (uint32_t)K};
 
     /* Split-K over K when there are too few tiles to fill the device (M = 512). */
     uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, N, K);
-    if (splits > 1 && rows == M) {
-        bool ran;
-        base.split_depth = (uint32_t)((K + splits - 1) / splits + tile.bk - 1) / tile.bk * tile.bk;
-        base.splits = (uint32_t)((K + base.split_depth - 1) / base.split_depth);
-        bind[0].range = M * K * 4;
-        if ((st = q4vk_lin_run_split(ctx, pipe, bind, 6, 5, 4, N, &base, &tile, a->bias, lim,
-                                     &ran, t, err)) || ran)
-            return st;
-        base.splits = 1;
-        base.split_depth = (uint32_t)K;
-    }
+    bool ran = false;
+    if (splits > 1 && rows == M &&
+        ((st = q4vk_lin_run_split(ctx, pipe, bind, 6, 0, 5, 4, N, &base, &tile, splits, a->bias,
+                                  lim, &ran, t, err)) || ran))
+        return st;
     return q4vk_lin_run_rows(ctx, pipe, bind, 6, 0, K, 4, N, &base, &tile, rows, t, err);
 }
 

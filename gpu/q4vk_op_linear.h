@@ -116,17 +116,18 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_b
                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
                             const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
                             q4_error *err);
-/* Runs a tiled kernel split over its depth in one dispatch of all base->M rows, then
- * linear_splitk_reduce: splits slices of split_depth (base) write their partial
- * [M, out_cols] outputs to a scratch buffer bound at p_bind, and the reduce adds them
- * in slice order (plus `bias` [out_cols] when non-NULL) into bind[out_bind]. Q4_OK
- * with *ran = false, running nothing, when the scratch does not fit one binding of
- * `limit` bytes or one allocation. */
+/* Runs a tiled kernel split over its depth (base->split_depth, the whole depth) in one
+ * dispatch of all base->M rows, then linear_splitk_reduce: about `splits` slices,
+ * each a whole number of tile->bk deep, write their partial [M, out_cols] outputs to
+ * a scratch buffer bound at p_bind, and the reduce adds them in slice order (plus
+ * `bias` [out_cols] when non-NULL) into bind[out_bind]. bind[in_bind] ([M, depth]) is
+ * bound whole. Q4_OK with *ran = false, running nothing, when the scratch does not
+ * fit one binding of `limit` bytes or one allocation. */
 q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
-                             uint32_t n_bind, uint32_t p_bind, uint32_t out_bind,
-                             uint64_t out_cols, const q4vk_lin_push *base,
-                             const q4vk_gemm_tile *tile, q4vk_buffer *bias, uint64_t limit,
-                             bool *ran, q4vk_timing *t, q4_error *err);
+                             uint32_t n_bind, uint32_t in_bind, uint32_t p_bind,
+                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
+                             const q4vk_gemm_tile *tile, uint32_t splits, q4vk_buffer *bias,
+                             uint64_t limit, bool *ran, q4vk_timing *t, q4_error *err);
 /* A built-in kernel's pipeline (the user's override runs in its place). */
 q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
                             q4vk_pipeline **out, q4_error *err);

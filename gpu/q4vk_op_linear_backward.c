@@ -2,10 +2,11 @@
  * (SPEC §2).
  *
  * Two kernel variants, named by their kernels:
- *  - linear_q4gsw_backward_gemv (M <= 8): a stream over the packed weights; a
- *    workgroup owns S*R k4 rows (4*S*R columns of dx), its L lanes walk the block columns with R*U blocks in flight each and are
- *    summed in shared memory at the end; M, R and U are specialisation constants,
- *    and at M <= 4 dout is scaled once per block column instead of every weight.
+ *  - linear_q4gsw_backward_gemv (M <= 8): a stream over the packed weights; a workgroup
+ *    owns S*R k4 rows (4*S*R columns of dx), its L lanes walk the block columns with R*U
+ *    blocks in flight each and are summed in shared memory at the end; M, R and U are
+ *    specialisation constants, and at M <= 4 dout is scaled once per block column
+ *    instead of every weight.
  *  - linear_q4gsw_backward_tiled (any M; the choice above 8): the tiled GEMM of
  *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
  *    dispatches when they exceed one binding.
@@ -127,22 +128,16 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
         {a->dx, 0, 0},
         {a->scales, 0, s_bytes},
     };
-    q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
-                          (uint32_t)q4_n8(a->N), 0, 0, 0, 1, (uint32_t)N};
+    const q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
+                                (uint32_t)q4_n8(a->N), 0, 0, 0, 1, (uint32_t)N};
 
     /* Split-K over N when there are too few tiles to fill the device (M = 512). */
     uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, K, N);
-    if (splits > 1 && rows == M) {
-        bool ran;
-        base.split_depth = (uint32_t)((N + splits - 1) / splits + tile.bk - 1) / tile.bk * tile.bk;
-        base.splits = (uint32_t)((N + base.split_depth - 1) / base.split_depth);
-        bind[0].range = M * N * 4;
-        if ((st = q4vk_lin_run_split(ctx, pipe, bind, 5, 4, 3, K, &base, &tile, NULL, lim,
-                                     &ran, t, err)) || ran)
-            return st;
-        base.splits = 1;
-        base.split_depth = (uint32_t)N;
-    }
+    bool ran = false;
+    if (splits > 1 && rows == M &&
+        ((st = q4vk_lin_run_split(ctx, pipe, bind, 5, 0, 4, 3, K, &base, &tile, splits, NULL, lim,
+                                  &ran, t, err)) || ran))
+        return st;
     return q4vk_lin_run_rows(ctx, pipe, bind, 5, 0, N, 3, K, &base, &tile, rows, t, err);
 }
 

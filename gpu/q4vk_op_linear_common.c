@@ -201,14 +201,18 @@ typedef struct reduce_push {
 } reduce_push;
 
 q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
-                             uint32_t n_bind, uint32_t p_bind, uint32_t out_bind,
-                             uint64_t out_cols, const q4vk_lin_push *base,
-                             const q4vk_gemm_tile *tile, q4vk_buffer *bias, uint64_t limit,
-                             bool *ran, q4vk_timing *t, q4_error *err)
+                             uint32_t n_bind, uint32_t in_bind, uint32_t p_bind,
+                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
+                             const q4vk_gemm_tile *tile, uint32_t splits, q4vk_buffer *bias,
+                             uint64_t limit, bool *ran, q4vk_timing *t, q4_error *err)
 {
     const q4vk_device_info *info = q4vk_info(ctx);
-    const uint64_t M = base->M, count = M * out_cols;
-    const uint64_t p_bytes = (uint64_t)base->splits * count * 4;
+    const uint64_t M = base->M, count = M * out_cols, depth = base->split_depth;
+    q4vk_lin_push push = *base;
+    const uint64_t slice = (depth + splits - 1) / splits;
+    push.split_depth = (uint32_t)((slice + tile->bk - 1) / tile->bk * tile->bk);
+    push.splits = (uint32_t)((depth + push.split_depth - 1) / push.split_depth);
+    const uint64_t p_bytes = (uint64_t)push.splits * count * 4;
     q4vk_pipeline *p_red;
     q4vk_buffer *part = NULL;
     q4_status st;
@@ -219,22 +223,22 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_
         (st = q4vk_buffer_create(ctx, (size_t)p_bytes, &part, err)))
         return st;
 
-    q4vk_lin_push push = *base;
     push.tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
     push.tiles_total = (uint32_t)((M + tile->bm - 1) / tile->bm) * push.tiles_n;
-    reduce_push rp = {(uint32_t)(count / 4), (uint32_t)(out_cols / 4), base->splits,
+    reduce_push rp = {(uint32_t)(count / 4), (uint32_t)(out_cols / 4), push.splits,
                       bias != NULL};
     q4vk_dispatch d[2] = {{0}};
     d[0].pipe = pipe;
     for (uint32_t b = 0; b < n_bind; b++)
         d[0].bind[b] = bind[b];
+    d[0].bind[in_bind].range = M * depth * 4;
     d[0].bind[p_bind] = (q4vk_binding){part, 0, p_bytes};
     /* Bound but not written by the GEMM pass; the reduce writes it (to the end of its
      * buffer, so an out-of-bounds write reaches the guard words). */
     d[0].bind[out_bind] = (q4vk_binding){bind[out_bind].buf, 0,
                                          q4vk_range_to_end(ctx, bind[out_bind].buf, 0)};
     d[0].push = &push;
-    q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * base->splits, d[0].groups);
+    q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * push.splits, d[0].groups);
     d[1].pipe = p_red;
     d[1].bind[0] = (q4vk_binding){part, 0, p_bytes};
     d[1].bind[1] = bias ? (q4vk_binding){bias, 0, out_cols * 4} : (q4vk_binding){part, 0, p_bytes};
