@@ -128,18 +128,26 @@ debug_callback(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
     return VK_FALSE;
 }
 
+/* Names the calls that follow in validation messages; clear_error forgets the first
+ * error seen so far (a new call starts), a rename keeps it (the same call goes on). */
+static void msgs_scope(q4vk_context *ctx, bool clear_error, const char *fmt, va_list ap)
+{
+    pthread_mutex_lock(&ctx->msgs.lock);
+    vsnprintf(ctx->msgs.scope, sizeof ctx->msgs.scope, fmt, ap);
+    if (clear_error)
+        ctx->msgs.first_error[0] = '\0';
+    pthread_mutex_unlock(&ctx->msgs.lock);
+}
+
 void q4vk_msgs_begin(q4vk_context *ctx, const char *fmt, ...)
 {
     va_list ap;
 
     if (!ctx->validation)
         return;
-    pthread_mutex_lock(&ctx->msgs.lock);
     va_start(ap, fmt);
-    vsnprintf(ctx->msgs.scope, sizeof ctx->msgs.scope, fmt, ap);
+    msgs_scope(ctx, true, fmt, ap);
     va_end(ap);
-    ctx->msgs.first_error[0] = '\0';
-    pthread_mutex_unlock(&ctx->msgs.lock);
 }
 
 void q4vk_msgs_rename(q4vk_context *ctx, const char *fmt, ...)
@@ -148,11 +156,9 @@ void q4vk_msgs_rename(q4vk_context *ctx, const char *fmt, ...)
 
     if (!ctx->validation)
         return;
-    pthread_mutex_lock(&ctx->msgs.lock);
     va_start(ap, fmt);
-    vsnprintf(ctx->msgs.scope, sizeof ctx->msgs.scope, fmt, ap);
+    msgs_scope(ctx, false, fmt, ap);
     va_end(ap);
-    pthread_mutex_unlock(&ctx->msgs.lock);
 }
 
 q4_status q4vk_msgs_end(q4vk_context *ctx, q4_error *err)
