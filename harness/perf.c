@@ -175,13 +175,14 @@ int q4h_perf(const q4h_cli *cli)
     }
     perf_task task = { .cli = cli };
     perf_reply *reply = calloc(1, sizeof *reply);
-    if (!reply)
-        q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
-    else if (q4h_select(&sel, &cases, &n, &err) == Q4_OK) {
-        run_task(&task, reply);
+    q4_status st = reply ? q4h_select(&sel, &cases, &n, &err)
+                         : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
+    if (st == Q4_OK) {
+        run_task(&task, reply);   /* the ceilings */
+        st = reply->st;
         err = reply->err;
     }
-    if (!reply || err.status != Q4_OK || reply->st != Q4_OK) {
+    if (st != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         free(reply);
         free(cases);
