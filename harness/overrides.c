@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "op.h"
 
 #define SPIRV_MAGIC 0x07230203u
@@ -36,33 +37,24 @@ static q4_status resolve(const char *name, const char **kernel, q4_error *err)
 
 static q4_status read_spirv(const char *path, uint32_t **words, size_t *n, q4_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    long size;
-    if (!f)
-        return q4_fail(err, Q4_ERR_ARG, "--kernel: cannot read %s: %s", path, strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return q4_fail(err, Q4_ERR_ARG, "--kernel: cannot read %s", path);
-    }
+    size_t size;
+    char *data = q4h_read_file(path, &size);
+    if (!data)
+        return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
+                       "--kernel: cannot read %s: %s", path, strerror(errno));
     if (size < 20 || size % 4 != 0) {
-        fclose(f);
-        return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (%ld bytes; expected "
+        free(data);
+        return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (%zu bytes; expected "
                        "a multiple of 4 of at least 20)", path, size);
     }
-    *words = malloc((size_t)size);
-    if (!*words) {
-        fclose(f);
-        return q4_fail(err, Q4_ERR_NOMEM, "--kernel: cannot allocate %ld bytes for %s", size, path);
-    }
-    size_t got = fread(*words, 1, (size_t)size, f);
-    fclose(f);
-    if (got != (size_t)size || (*words)[0] != SPIRV_MAGIC) {
+    *words = (uint32_t *)data;   /* malloc'd, so aligned for uint32_t */
+    if ((*words)[0] != SPIRV_MAGIC) {
         free(*words);
         *words = NULL;
         return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (no magic number "
                        "0x07230203)", path);
     }
-    *n = (size_t)size / 4;
+    *n = size / 4;
     return Q4_OK;
 }
 

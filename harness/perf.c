@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "child.h"
+#include "files.h"
 #include "op.h"
 #include "q4report.h"
 #include "runner.h"
@@ -93,22 +94,6 @@ static double baseline_ms(const char *text, const char *name)
     return atof(m + 13);
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    long size;
-    if (!f)
-        return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)size + 1))) {
-        size_t got = fread(buf, 1, (size_t)size, f);
-        buf[got] = '\0';
-    }
-    fclose(f);
-    return buf;
-}
-
 /* One child's task: the ceilings (c == NULL) or one case; and what it sends back. */
 typedef struct perf_task {
     const q4h_cli *cli;
@@ -169,7 +154,7 @@ int q4h_perf(const q4h_cli *cli)
 
     if (sel.n_caselists == 0 && sel.n_filters == 0)
         sel.caselists[sel.n_caselists++] = Q4CTS_CASES_DIR "/perf.txt";
-    if (cli->baseline && !(baseline = read_text(cli->baseline))) {
+    if (cli->baseline && !(baseline = q4h_read_file(cli->baseline, NULL))) {
         fprintf(stderr, "q4cts: cannot read the baseline %s\n", cli->baseline);
         return 2;
     }
