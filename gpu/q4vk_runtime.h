@@ -103,6 +103,15 @@ struct q4vk_context {
     q4vk_messages msgs;
 };
 
+/* The runtime files call each other in one direction only (no circle):
+ *   q4vk_runtime_device.c   context create/destroy: uses the three below
+ *   q4vk_runtime_memory.c   buffers, staging: uses submit and errors
+ *   q4vk_runtime_pipeline.c kernels, overrides, pipelines: uses errors
+ *   q4vk_runtime_submit.c   recording, submission, watchdog: uses errors
+ *   q4vk_runtime_errors.c   errors and validation messages: uses none */
+
+/* ---- q4vk_runtime_errors.c ---- */
+
 /* "VK_ERROR_OUT_OF_DEVICE_MEMORY" etc.; never NULL. */
 const char *q4vk_result_name(VkResult r);
 
@@ -116,6 +125,20 @@ q4_status q4vk_vk_fail(q4vk_context *ctx, q4_error *err, const char *call, VkRes
 q4_status q4vk_check_alive(const q4vk_context *ctx, q4_error *err);
 void q4vk_mark_dead(q4vk_context *ctx, q4_status st, const char *msg);
 
+/* Validation messages: begin a scope (clears the first error), and end it: if an
+ * error arrived, Q4_ERR_VALIDATION "validation layer, <scope>: <message>". */
+void q4vk_msgs_begin(q4vk_context *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+q4_status q4vk_msgs_end(q4vk_context *ctx, q4_error *err);
+/* Changes only the scope's name (e.g. the kernel now recorded), keeping its errors. */
+void q4vk_msgs_rename(q4vk_context *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The messenger that routes VK_EXT_debug_utils messages into ctx->msgs (for the
+ * instance's own creation messages and for the context's messenger). */
+void q4vk_messenger_info(q4vk_context *ctx, VkDebugUtilsMessengerCreateInfoEXT *ci);
+
+/* ---- q4vk_runtime_submit.c ---- */
+
 /* Begins ctx->cmd for a one-shot submission. */
 q4_status q4vk_cmd_begin(q4vk_context *ctx, q4_error *err);
 /* Ends ctx->cmd, submits it with ctx->fence and waits (watchdog). `what` names the
@@ -128,23 +151,15 @@ q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *er
 #define Q4VK_GRACE_NS 2000000000ull
 bool q4vk_quiesce(q4vk_context *ctx);
 
-/* Validation messages: begin a scope (clears the first error), and end it: if an
- * error arrived, Q4_ERR_VALIDATION "validation layer, <scope>: <message>". */
-void q4vk_msgs_begin(q4vk_context *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-q4_status q4vk_msgs_end(q4vk_context *ctx, q4_error *err);
-/* Changes only the scope's name (e.g. the kernel now recorded), keeping its errors. */
-void q4vk_msgs_rename(q4vk_context *ctx, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* ---- q4vk_runtime_memory.c ---- */
 
-/* Memory type with all of `required` and, where possible, `preferred` too; -1 if none. */
-int q4vk_memory_type(const q4vk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags required,
-                     VkMemoryPropertyFlags preferred);
+/* Destroys the staging buffer (context teardown). */
+void q4vk_staging_destroy(q4vk_context *ctx);
+
+/* ---- q4vk_runtime_pipeline.c ---- */
 
 /* Frees every pipeline and override (context teardown); destroys their Vulkan
  * objects only when `release` (false: a hung device keeps them). */
 void q4vk_pipelines_destroy(q4vk_context *ctx, bool release);
-/* Destroys the staging buffer (context teardown). */
-void q4vk_staging_destroy(q4vk_context *ctx);
 
 #endif

@@ -11,8 +11,9 @@
 
 #include "q4vk_runtime.h"
 
-int q4vk_memory_type(const q4vk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags required,
-                     VkMemoryPropertyFlags preferred)
+/* Memory type with all of `required` and, where possible, `preferred` too; -1 if none. */
+static int memory_type(const q4vk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags required,
+                       VkMemoryPropertyFlags preferred)
 {
     int fallback = -1;
 
@@ -54,7 +55,7 @@ static q4_status raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsage
                             (unsigned long long)bytes);
     }
     vkGetBufferMemoryRequirements(ctx->device, *buffer, &req);
-    type = q4vk_memory_type(ctx, req.memoryTypeBits, required, preferred);
+    type = memory_type(ctx, req.memoryTypeBits, required, preferred);
     if (type < 0) {
         st = q4_fail(err, Q4_ERR_UNSUPPORTED,
                      "the device has no memory type for a %s (property flags 0x%x)", what,
