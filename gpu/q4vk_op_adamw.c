@@ -17,6 +17,9 @@ typedef struct adamw_push {
 
 #define ADAMW_WG 256   /* adamw_step.comp's local_size_x */
 
+/* adamw_step.comp's binding slots. */
+enum { B_PARAM, B_GRAD, B_M, B_V };
+
 q4_status q4vk_adamw_step(q4vk_context *ctx, const q4vk_adamw_args *a, q4vk_timing *t,
                           q4_error *err)
 {
@@ -29,39 +32,37 @@ q4_status q4vk_adamw_step_limit(q4vk_context *ctx, const q4vk_adamw_args *a,
                                 uint64_t max_binding, q4vk_timing *t, q4_error *err)
 {
     q4_status st;
-    if (!ctx)
-        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
-    if (!a)
-        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected adamw_step arguments");
+    if ((st = q4vk_op_check_call(ctx, a, "adamw_step", err)))
+        return st;
     if ((st = q4_check_adamw(a->numel, a->lr, a->beta1, a->beta2, a->eps, a->wd, a->bc1,
                              a->bc2, err)))
         return st;
 
     const uint64_t numel = (uint64_t)a->numel, bytes = numel * 4;
-    if ((st = q4vk_ew_buffer(a->param, "param", bytes, err)) ||
-        (st = q4vk_ew_buffer(a->grad, "grad", bytes, err)) ||
-        (st = q4vk_ew_buffer(a->m, "m", bytes, err)) ||
-        (st = q4vk_ew_buffer(a->v, "v", bytes, err)) ||
-        (st = q4vk_ew_distinct(a->param, "param", a->grad, "grad", err)) ||
-        (st = q4vk_ew_distinct(a->param, "param", a->m, "m", err)) ||
-        (st = q4vk_ew_distinct(a->param, "param", a->v, "v", err)) ||
-        (st = q4vk_ew_distinct(a->m, "m", a->grad, "grad", err)) ||
-        (st = q4vk_ew_distinct(a->m, "m", a->v, "v", err)) ||
-        (st = q4vk_ew_distinct(a->v, "v", a->grad, "grad", err)))
+    if ((st = q4vk_op_buffer(a->param, "param", bytes, err)) ||
+        (st = q4vk_op_buffer(a->grad, "grad", bytes, err)) ||
+        (st = q4vk_op_buffer(a->m, "m", bytes, err)) ||
+        (st = q4vk_op_buffer(a->v, "v", bytes, err)) ||
+        (st = q4vk_op_distinct(a->param, "param", a->grad, "grad", err)) ||
+        (st = q4vk_op_distinct(a->param, "param", a->m, "m", err)) ||
+        (st = q4vk_op_distinct(a->param, "param", a->v, "v", err)) ||
+        (st = q4vk_op_distinct(a->m, "m", a->grad, "grad", err)) ||
+        (st = q4vk_op_distinct(a->m, "m", a->v, "v", err)) ||
+        (st = q4vk_op_distinct(a->v, "v", a->grad, "grad", err)))
         return st;
 
     /* Sub-range length: a multiple of the alignment (so every offset is aligned and a
      * multiple of 4 floats, keeping the vec4 view whole) that fits one binding. */
-    const uint64_t align = q4vk_ew_align(ctx), lim = q4vk_ew_limit(max_binding);
+    const uint64_t align = q4vk_op_align(ctx), lim = q4vk_op_limit(ctx, max_binding);
     const uint64_t chunk = lim / align * align / 4;
     if (chunk == 0)
-        return q4vk_ew_fits("param", align, lim, err);
+        return q4vk_op_fits("param", align, lim, err);
     const uint64_t n_chunks = (numel + chunk - 1) / chunk;
     q4vk_pipeline *pipe = NULL;
     q4vk_dispatch *d = NULL;
     adamw_push *push = NULL;
 
-    if ((st = q4vk_ew_pipeline(ctx, "adamw_step", NULL, &pipe, err)))
+    if ((st = q4vk_op_pipeline(ctx, "adamw_step", NULL, &pipe, err)))
         return st;
     d = calloc(n_chunks, sizeof *d);
     push = calloc(n_chunks, sizeof *push);
@@ -77,11 +78,11 @@ q4_status q4vk_adamw_step_limit(q4vk_context *ctx, const q4vk_adamw_args *a,
         push[c] = (adamw_push){(uint32_t)n, a->lr, a->beta1, a->beta2, a->eps,
                                a->wd, a->bc1, a->bc2};
         d[c].pipe = pipe;
-        /* the updated tensors are bound to the end of their buffers (q4vk_ew_to_end) */
-        d[c].bind[0] = (q4vk_binding){a->param, e0 * 4, q4vk_ew_to_end(a->param, e0 * 4, lim)};
-        d[c].bind[1] = (q4vk_binding){a->grad, e0 * 4, n * 4};
-        d[c].bind[2] = (q4vk_binding){a->m, e0 * 4, q4vk_ew_to_end(a->m, e0 * 4, lim)};
-        d[c].bind[3] = (q4vk_binding){a->v, e0 * 4, q4vk_ew_to_end(a->v, e0 * 4, lim)};
+        /* the updated tensors are bound to the end of their buffers (q4vk_op_to_end) */
+        d[c].bind[B_PARAM] = (q4vk_binding){a->param, e0 * 4, q4vk_op_to_end(a->param, e0 * 4, lim)};
+        d[c].bind[B_GRAD] = (q4vk_binding){a->grad, e0 * 4, n * 4};
+        d[c].bind[B_M] = (q4vk_binding){a->m, e0 * 4, q4vk_op_to_end(a->m, e0 * 4, lim)};
+        d[c].bind[B_V] = (q4vk_binding){a->v, e0 * 4, q4vk_op_to_end(a->v, e0 * 4, lim)};
         d[c].push = &push[c];
         q4vk_fold_groups(ctx, (inv + ADAMW_WG - 1) / ADAMW_WG, d[c].groups);
     }

@@ -2,12 +2,15 @@
  * W_4X8 (SPEC §1). One kernel, dequantize: one invocation per W_4X8 block (8 rows x
  * 4 K), in chunks of 32 (16 k4 x 2 block columns) over a folded grid; every binding is
  * whole (the output is the largest and is refused above the device's binding limit). */
-#include "q4vk_op_linear.h"
+#include "q4vk_op_args.h"
 
 /* What dequantize.comp reads as push constants. */
 typedef struct dequant_push {
     uint32_t N, K, gs, N8, KT, chunks;
 } dequant_push;
+
+/* dequantize.comp's binding slots. */
+enum { B_W, B_SCALES, B_OUT };
 
 #define DEQUANT_CHUNKS 8   /* chunks of 32 invocations per workgroup (local_size_x 256) */
 
@@ -15,28 +18,26 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
                           q4_error *err)
 {
     q4_status st;
-    if (!ctx)
-        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
-    if (!a)
-        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected dequantize arguments");
+    if ((st = q4vk_op_check_call(ctx, a, "dequantize", err)))
+        return st;
     if ((st = q4_check_weight(a->N, a->K, a->gs, err)))
         return st;
     const uint64_t N = (uint64_t)a->N, K = (uint64_t)a->K;
     const uint64_t w_bytes = (uint64_t)q4_w4x8_words(a->N, a->K) * 4;
     const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    const uint64_t lim = q4vk_lin_limit(ctx, NULL);
-    if ((st = q4vk_lin_buffer(a->w, "w", w_bytes, err)) ||
-        (st = q4vk_lin_buffer(a->scales, "scales", s_bytes, err)) ||
-        (st = q4vk_lin_buffer(a->out, "out", N * K * 4, err)) ||
-        (st = q4vk_lin_distinct(a->out, "out", a->w, "w", err)) ||
-        (st = q4vk_lin_distinct(a->out, "out", a->scales, "scales", err)) ||
-        (st = q4vk_lin_fits("w", w_bytes, lim, err)) ||
-        (st = q4vk_lin_fits("scales", s_bytes, lim, err)) ||
-        (st = q4vk_lin_fits("out", N * K * 4, lim, err)))
+    const uint64_t lim = q4vk_op_limit(ctx, 0);
+    if ((st = q4vk_op_buffer(a->w, "w", w_bytes, err)) ||
+        (st = q4vk_op_buffer(a->scales, "scales", s_bytes, err)) ||
+        (st = q4vk_op_buffer(a->out, "out", N * K * 4, err)) ||
+        (st = q4vk_op_distinct(a->out, "out", a->w, "w", err)) ||
+        (st = q4vk_op_distinct(a->out, "out", a->scales, "scales", err)) ||
+        (st = q4vk_op_fits("w", w_bytes, lim, err)) ||
+        (st = q4vk_op_fits("scales", s_bytes, lim, err)) ||
+        (st = q4vk_op_fits("out", N * K * 4, lim, err)))
         return st;
 
     q4vk_dispatch d = {0};
-    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_DEQUANT, NULL, &d.pipe, err)))
+    if ((st = q4vk_op_pipeline(ctx, "dequantize", NULL, &d.pipe, err)))
         return st;
     /* chunks of 16 k4 x 2 block columns: (K/64 + 1) * (N/16 + 1) < 2^26 at most, as out
      * (N*K*4 bytes) fits one binding */
@@ -44,9 +45,9 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
     const uint64_t chunks = KT * ((N8 + 1) / 2);
     dequant_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
                          (uint32_t)KT, (uint32_t)chunks};
-    d.bind[0] = (q4vk_binding){a->w, 0, w_bytes};
-    d.bind[1] = (q4vk_binding){a->scales, 0, s_bytes};
-    d.bind[2] = (q4vk_binding){a->out, 0, q4vk_range_to_end(ctx, a->out, 0)};
+    d.bind[B_W] = (q4vk_binding){a->w, 0, w_bytes};
+    d.bind[B_SCALES] = (q4vk_binding){a->scales, 0, s_bytes};
+    d.bind[B_OUT] = (q4vk_binding){a->out, 0, q4vk_op_to_end(a->out, 0, lim)};
     d.push = &push;
     q4vk_fold_groups(ctx, (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);

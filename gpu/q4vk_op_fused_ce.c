@@ -24,6 +24,10 @@ typedef struct ce_push {
  * the H200 at R = 4096, V = 128256: 256 -> 2.90, 512 -> 3.01, 1024 -> 3.08 TB/s
  * (logits read once + dlogits written once, over the time); a bigger group has fewer
  * rows resident at once, so more of pass 2's re-read still hits L2. */
+/* Binding slots of fused_ce.comp and of fused_ce_loss.comp. */
+enum { B_LOGITS, B_LABELS, B_DLOGITS, B_ROW_LOSS };
+enum { B_SUM_ROW_LOSS, B_SUM_LOSS };
+
 #define CE_CACHE 8   /* fused_ce.comp's CACHE: vec4 of a row per invocation in registers */
 
 static uint32_t ce_group_size(const q4vk_context *ctx, int64_t V)
@@ -45,30 +49,28 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
                               q4vk_timing *t, q4_error *err)
 {
     q4_status st;
-    if (!ctx)
-        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
-    if (!a)
-        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected fused_ce arguments");
+    if ((st = q4vk_op_check_call(ctx, a, "fused_ce", err)))
+        return st;
     if ((st = q4_check_ce_shape(a->R, a->V, a->n_valid, err)))
         return st;
 
     const uint64_t R = (uint64_t)a->R, V = (uint64_t)a->V;
-    const uint64_t lim = q4vk_ew_limit(max_binding), align = q4vk_ew_align(ctx);
+    const uint64_t lim = q4vk_op_limit(ctx, max_binding), align = q4vk_op_align(ctx);
     const uint64_t row_bytes = V * 4, all_bytes = R * V * 4;
-    if ((st = q4vk_ew_buffer(a->logits, "logits", all_bytes, err)) ||
-        (st = q4vk_ew_buffer(a->labels, "labels", R * 4, err)) ||
-        (st = q4vk_ew_buffer(a->loss, "loss", 4, err)) ||
-        (st = q4vk_ew_buffer(a->dlogits, "dlogits", all_bytes, err)) ||
-        (st = q4vk_ew_distinct(a->dlogits, "dlogits", a->logits, "logits", err)) ||
-        (st = q4vk_ew_distinct(a->dlogits, "dlogits", a->labels, "labels", err)) ||
-        (st = q4vk_ew_distinct(a->loss, "loss", a->logits, "logits", err)) ||
-        (st = q4vk_ew_distinct(a->loss, "loss", a->labels, "labels", err)) ||
-        (st = q4vk_ew_distinct(a->loss, "loss", a->dlogits, "dlogits", err)))
+    if ((st = q4vk_op_buffer(a->logits, "logits", all_bytes, err)) ||
+        (st = q4vk_op_buffer(a->labels, "labels", R * 4, err)) ||
+        (st = q4vk_op_buffer(a->loss, "loss", 4, err)) ||
+        (st = q4vk_op_buffer(a->dlogits, "dlogits", all_bytes, err)) ||
+        (st = q4vk_op_distinct(a->dlogits, "dlogits", a->logits, "logits", err)) ||
+        (st = q4vk_op_distinct(a->dlogits, "dlogits", a->labels, "labels", err)) ||
+        (st = q4vk_op_distinct(a->loss, "loss", a->logits, "logits", err)) ||
+        (st = q4vk_op_distinct(a->loss, "loss", a->labels, "labels", err)) ||
+        (st = q4vk_op_distinct(a->loss, "loss", a->dlogits, "dlogits", err)))
         return st;
     /* labels and the per-row losses are bound whole; logits rows may be split, but one
      * row (plus the alignment slack of its window) must fit a binding. */
-    if ((st = q4vk_ew_fits("labels", R * 4, lim, err)) ||
-        (st = q4vk_ew_fits("row losses (scratch)", R * 4, lim, err)))
+    if ((st = q4vk_op_fits("labels", R * 4, lim, err)) ||
+        (st = q4vk_op_fits("row losses (scratch)", R * 4, lim, err)))
         return st;
     if (row_bytes + align > lim)
         return q4_fail(err, Q4_ERR_RESOURCE,
@@ -89,8 +91,8 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
     ce_push *push = NULL;
     uint32_t sum_push = (uint32_t)R;
 
-    if ((st = q4vk_ew_pipeline(ctx, "fused_ce", &spec, &p_rows, err)) ||
-        (st = q4vk_ew_pipeline(ctx, "fused_ce_loss", NULL, &p_sum, err)))
+    if ((st = q4vk_op_pipeline(ctx, "fused_ce", &spec, &p_rows, err)) ||
+        (st = q4vk_op_pipeline(ctx, "fused_ce_loss", NULL, &p_sum, err)))
         return st;
     d = calloc(n_chunks + 1, sizeof *d);
     push = calloc(n_chunks, sizeof *push);
@@ -110,16 +112,16 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
         push[c] = (ce_push){(uint32_t)rows, (uint32_t)V, (uint32_t)row0,
                             (uint32_t)((start - off) / 4), a->n_valid};
         d[c].pipe = p_rows;
-        d[c].bind[0] = (q4vk_binding){a->logits, off, range};
-        d[c].bind[1] = (q4vk_binding){a->labels, 0, R * 4};
-        d[c].bind[2] = (q4vk_binding){a->dlogits, off, q4vk_ew_to_end(a->dlogits, off, lim)};
-        d[c].bind[3] = (q4vk_binding){row_loss, 0, R * 4};
+        d[c].bind[B_LOGITS] = (q4vk_binding){a->logits, off, range};
+        d[c].bind[B_LABELS] = (q4vk_binding){a->labels, 0, R * 4};
+        d[c].bind[B_DLOGITS] = (q4vk_binding){a->dlogits, off, q4vk_op_to_end(a->dlogits, off, lim)};
+        d[c].bind[B_ROW_LOSS] = (q4vk_binding){row_loss, 0, R * 4};
         d[c].push = &push[c];
         q4vk_fold_groups(ctx, rows, d[c].groups);
     }
     d[n_chunks].pipe = p_sum;
-    d[n_chunks].bind[0] = (q4vk_binding){row_loss, 0, R * 4};
-    d[n_chunks].bind[1] = (q4vk_binding){a->loss, 0, q4vk_ew_to_end(a->loss, 0, lim)};
+    d[n_chunks].bind[B_SUM_ROW_LOSS] = (q4vk_binding){row_loss, 0, R * 4};
+    d[n_chunks].bind[B_SUM_LOSS] = (q4vk_binding){a->loss, 0, q4vk_op_to_end(a->loss, 0, lim)};
     d[n_chunks].push = &sum_push;
     d[n_chunks].groups[0] = d[n_chunks].groups[1] = d[n_chunks].groups[2] = 1;
     st = q4vk_run(ctx, d, (int)(n_chunks + 1), t, err);

@@ -79,15 +79,16 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
     q4vk_spec spec = {.count = 8, .ids = {0, 1, 2, 3, 4, 5, 6, 7},
                       .values = {wgi, ns, kt, (uint32_t)M, u, ug, cs, mp}};
     q4vk_dispatch d = {0};
-    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_GEMV, &spec, &d.pipe, err)))
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_FWD_GEMV, &spec, &d.pipe, err)))
         return st;
     const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    d.bind[0] = (q4vk_binding){a->x, 0, M * K * 4};
-    d.bind[1] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
-    d.bind[2] = (q4vk_binding){a->scales, 0, s_bytes};
+    d.bind[Q4VK_FWD_X] = (q4vk_binding){a->x, 0, M * K * 4};
+    d.bind[Q4VK_FWD_W] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    d.bind[Q4VK_FWD_SCALES] = (q4vk_binding){a->scales, 0, s_bytes};
     /* No bias: any buffer fills the binding (the kernel never reads it). */
-    d.bind[3] = a->bias ? (q4vk_binding){a->bias, 0, N * 4} : (q4vk_binding){a->scales, 0, s_bytes};
-    d.bind[4] = (q4vk_binding){a->y, 0, q4vk_range_to_end(ctx, a->y, 0)};
+    d.bind[Q4VK_FWD_BIAS] = a->bias ? (q4vk_binding){a->bias, 0, N * 4}
+                                    : (q4vk_binding){a->scales, 0, s_bytes};
+    d.bind[Q4VK_FWD_Y] = (q4vk_binding){a->y, 0, q4vk_op_to_end(a->y, 0, lim)};
     d.push = &push;
     q4vk_fold_groups(ctx, strips, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);
@@ -107,47 +108,47 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     /* x [M, K] and y [M, N] split by rows when one binding cannot hold them. */
     uint64_t rows = q4vk_lin_split_rows(M, K, N, lim, info->min_storage_align);
     if (rows == 0)
-        return K >= N ? q4vk_lin_fits("x", M * K * 4, lim, err)
-                      : q4vk_lin_fits("y", M * N * 4, lim, err);
+        return K >= N ? q4vk_op_fits("x", M * K * 4, lim, err)
+                      : q4vk_op_fits("y", M * N * 4, lim, err);
 
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);
-    q4vk_pipeline *pipe;
-    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_FWD_TILED, &spec, &pipe, err)))
+    q4vk_lin_tiled job = {
+        .n_bind = Q4VK_FWD_BINDINGS,
+        .in_slot = Q4VK_FWD_X, .out_slot = Q4VK_FWD_Y, .part_slot = Q4VK_FWD_PARTIALS,
+        .in_cols = K, .out_cols = N,
+        .push = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)q4_n8(a->N),
+                 a->bias != NULL, 0, 0, 1, (uint32_t)K},
+        .tile = tile, .bias = a->bias, .limit = lim,
+    };
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_FWD_TILED, &spec, &job.pipe, err)))
         return st;
     const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    /* Binding 5 (the split-K partials) takes the scales when the GEMM is not split:
-     * the kernel never touches it then. */
-    q4vk_binding bind[6] = {
-        {a->x, 0, 0},
-        {a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4},
-        {a->scales, 0, s_bytes},
-        a->bias ? (q4vk_binding){a->bias, 0, N * 4} : (q4vk_binding){a->scales, 0, s_bytes},
-        {a->y, 0, 0},
-        {a->scales, 0, s_bytes},
-    };
-    const q4vk_lin_push base = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)a->gs,
-                                (uint32_t)q4_n8(a->N), a->bias != NULL, 0, 0, 1, (uint32_t)K};
+    job.bind[Q4VK_FWD_X] = (q4vk_binding){a->x, 0, 0};
+    job.bind[Q4VK_FWD_W] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    job.bind[Q4VK_FWD_SCALES] = (q4vk_binding){a->scales, 0, s_bytes};
+    job.bind[Q4VK_FWD_BIAS] = a->bias ? (q4vk_binding){a->bias, 0, N * 4}
+                                      : (q4vk_binding){a->scales, 0, s_bytes};
+    job.bind[Q4VK_FWD_Y] = (q4vk_binding){a->y, 0, 0};
+    /* The split-K partials take the scales when the GEMM is not split: the kernel
+     * never touches them then. */
+    job.bind[Q4VK_FWD_PARTIALS] = (q4vk_binding){a->scales, 0, s_bytes};
 
     /* Split-K over K when there are too few tiles to fill the device (M = 512). */
     uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, N, K);
     bool ran = false;
-    if (splits > 1 && rows == M &&
-        ((st = q4vk_lin_run_split(ctx, pipe, bind, 6, 0, 5, 4, N, &base, &tile, splits, a->bias,
-                                  lim, &ran, t, err)) || ran))
+    if (splits > 1 && rows == M && ((st = q4vk_lin_run_split(ctx, &job, splits, &ran, t, err)) || ran))
         return st;
-    return q4vk_lin_run_rows(ctx, pipe, bind, 6, 0, K, 4, N, &base, &tile, rows, t, err);
+    return q4vk_lin_run_rows(ctx, &job, rows, t, err);
 }
 
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                                  const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err)
 {
     q4_status st;
-    if (!ctx)
-        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
-    if (!a)
-        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected linear_q4gsw arguments");
-    const uint64_t lim = q4vk_lin_limit(ctx, o);
+    if ((st = q4vk_op_check_call(ctx, a, "linear_q4gsw", err)))
+        return st;
+    const uint64_t lim = q4vk_op_limit(ctx, o ? o->max_binding : 0);
     const q4vk_lin_operands p = operands(a);
     if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)))
         return st;

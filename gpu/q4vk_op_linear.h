@@ -1,20 +1,23 @@
-/* q4vk_op_linear.h: private to the launchers of dequantize, linear_q4gsw,
- * linear_q4gsw_backward and linear_dW (q4vk_op_dequantize.c, q4vk_op_linear*.c).
+/* q4vk_op_linear.h: private to the launchers of linear_q4gsw, linear_q4gsw_backward
+ * and linear_dW (q4vk_op_linear*.c).
  *
- * Three parts:
+ * Four parts:
  *  - "_opts" entry points: the public launchers with their choices made explicit
  *    (kernel variant, tile shape, largest binding), so that tests can run every
  *    variant on every shape and drive the row-split path on a small device limit.
  *    The public launchers call them with everything zero/NULL = "choose".
  *  - The tile shape of the tiled GEMM kernels (q4_gemm.glsl's specialisation
  *    constants) and how it is picked from the device limits.
- *  - Argument helpers whose messages all four launchers share (q4vk_op_linear_common.c). */
+ *  - The binding slots of the linear kernels (as their layout(binding = n) says).
+ *  - The operand checks of the forward and backward and the split-K and row-split
+ *    runs of a tiled kernel (q4vk_op_linear_common.c). The checks every launcher
+ *    shares are in q4vk_op_args.h. */
 #ifndef Q4VK_OP_LINEAR_H
 #define Q4VK_OP_LINEAR_H
 
 #include <stdint.h>
 
-#include "q4vk.h"
+#include "q4vk_op_args.h"
 
 /* Tile shape of the tiled GEMM kernels: BM x BN outputs per workgroup, BK depth per
  * step, TM x TN outputs per invocation; the workgroup is (BM/TM) * (BN/TN). */
@@ -30,7 +33,6 @@ typedef struct q4vk_linear_opts {
 } q4vk_linear_opts;
 
 /* Kernel names (= variant names). gemv variants take M <= Q4VK_GEMV_MAX_M. */
-#define Q4VK_K_DEQUANT "dequantize"
 #define Q4VK_K_FWD_TILED "linear_q4gsw_tiled"
 #define Q4VK_K_FWD_GEMV "linear_q4gsw_gemv"
 #define Q4VK_K_BWD_TILED "linear_q4gsw_backward_tiled"
@@ -38,6 +40,15 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_DW_TILED "linear_dw_tiled"
 #define Q4VK_K_SPLITK_REDUCE "linear_splitk_reduce"   /* second pass of a split-K GEMM */
 #define Q4VK_GEMV_MAX_M 8
+
+/* Binding slots (layout(binding = n) of the kernels). The tiled kernels' partials
+ * slot receives the split-K slices; unsplit it is bound to any buffer (never used). */
+enum { Q4VK_FWD_X, Q4VK_FWD_W, Q4VK_FWD_SCALES, Q4VK_FWD_BIAS, Q4VK_FWD_Y,
+       Q4VK_FWD_PARTIALS, Q4VK_FWD_BINDINGS };       /* linear_q4gsw_tiled, _gemv (no partials) */
+enum { Q4VK_BWD_DOUT, Q4VK_BWD_W, Q4VK_BWD_SCALES, Q4VK_BWD_DX,
+       Q4VK_BWD_PARTIALS, Q4VK_BWD_BINDINGS };       /* linear_q4gsw_backward_tiled, _gemv */
+enum { Q4VK_DW_DOUT, Q4VK_DW_X, Q4VK_DW_DW };        /* linear_dw_tiled */
+enum { Q4VK_RED_PARTIALS, Q4VK_RED_BIAS, Q4VK_RED_OUT };   /* linear_splitk_reduce */
 
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                                  const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
@@ -68,11 +79,6 @@ uint32_t q4vk_gemm_pick_splits(const q4vk_gemm_tile *tile, uint64_t rows, uint64
 void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec);
 uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile);
 
-/* A buffer argument: non-NULL and holding at least `need` bytes (Q4_ERR_ARG). */
-q4_status q4vk_lin_buffer(const q4vk_buffer *b, const char *name, uint64_t need, q4_error *err);
-/* An output that must not be the same buffer as an input (Q4_ERR_ARG). */
-q4_status q4vk_lin_distinct(const q4vk_buffer *out, const char *oname, const q4vk_buffer *in,
-                            const char *iname, q4_error *err);
 /* The operands of linear_q4gsw (in = x [M, K], out = y [M, N]) and of its backward
  * (in = dout [M, N], out = dx [M, K], no bias). */
 typedef struct q4vk_lin_operands {
@@ -91,11 +97,6 @@ q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
  * need no optional device feature. */
 q4_status q4vk_lin_gemv_check(const char *variant, uint64_t M, const q4vk_lin_operands *p,
                               uint64_t limit, q4_error *err);
-/* The largest binding: o->max_binding or the device's, capped so that 32-bit
- * element indices in the kernels cannot overflow. */
-uint64_t q4vk_lin_limit(const q4vk_context *ctx, const q4vk_linear_opts *o);
-/* Q4_ERR_RESOURCE with a sentence when `bytes` does not fit in one binding. */
-q4_status q4vk_lin_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err);
 /* Rows per dispatch when a row-major pair [rows, c1] / [rows, c2] (4-byte elements)
  * is split across bindings of at most `limit` bytes whose offsets are multiples of
  * `align`: every row offset of the split is aligned. 0 when no split fits. */
@@ -107,29 +108,32 @@ uint64_t q4vk_lin_split_rows(uint64_t rows, uint64_t c1, uint64_t c2, uint64_t l
 typedef struct q4vk_lin_push {
     uint32_t M, N, K, gs, N8, flag, tiles_n, tiles_total, splits, split_depth;
 } q4vk_lin_push;
-/* Runs a tiled kernel over base->M rows in dispatches of at most rows_per rows:
- * bindings in_bind ([M, in_cols]) and out_bind ([M, out_cols], the output) are
- * narrowed to each dispatch's rows, the others are bound as given; push M, tiles_n
- * (over out_cols) and tiles_total are set per dispatch. */
-q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
-                            uint32_t n_bind, uint32_t in_bind, uint64_t in_cols,
-                            uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
-                            const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
-                            q4_error *err);
-/* Runs a tiled kernel split over its depth (base->split_depth, the whole depth) in one
- * dispatch of all base->M rows, then linear_splitk_reduce: about `splits` slices,
- * each a whole number of tile->bk deep, write their partial [M, out_cols] outputs to
- * a scratch buffer bound at p_bind, and the reduce adds them in slice order (plus
- * `bias` [out_cols] when non-NULL) into bind[out_bind]. bind[in_bind] ([M, depth]) is
- * bound whole. Q4_OK with *ran = false, running nothing, when the scratch does not
- * fit one binding of `limit` bytes or one allocation. */
-q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
-                             uint32_t n_bind, uint32_t in_bind, uint32_t p_bind,
-                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
-                             const q4vk_gemm_tile *tile, uint32_t splits, q4vk_buffer *bias,
-                             uint64_t limit, bool *ran, q4vk_timing *t, q4_error *err);
-/* A built-in kernel's pipeline (the user's override runs in its place). */
-q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
-                            q4vk_pipeline **out, q4_error *err);
+/* One launch of a tiled kernel (forward or backward): its pipeline and bindings,
+ * which slots hold the input [M, in_cols] (split by rows), the output [M, out_cols]
+ * and the split-K partials, and the push constants of the whole GEMM (splits = 1,
+ * split_depth = the depth; M, tiles_n and tiles_total are set per dispatch). */
+typedef struct q4vk_lin_tiled {
+    q4vk_pipeline *pipe;
+    q4vk_binding bind[Q4VK_MAX_BINDINGS];
+    uint32_t n_bind;
+    uint32_t in_slot, out_slot, part_slot;
+    uint64_t in_cols, out_cols;
+    q4vk_lin_push push;
+    q4vk_gemm_tile tile;
+    q4vk_buffer *bias;             /* split-K: the reduce adds it; NULL = none */
+    uint64_t limit;                /* largest binding (q4vk_op_limit) */
+} q4vk_lin_tiled;
+/* Runs job over its M rows in dispatches of at most rows_per rows: the input and
+ * output bindings are narrowed to each dispatch's rows, the others bound as given. */
+q4_status q4vk_lin_run_rows(q4vk_context *ctx, const q4vk_lin_tiled *job, uint64_t rows_per,
+                            q4vk_timing *t, q4_error *err);
+/* Runs job split over its depth in one dispatch of all M rows, then
+ * linear_splitk_reduce: about `splits` slices, each a whole number of tile.bk deep,
+ * write their partial [M, out_cols] outputs to a scratch buffer bound at part_slot,
+ * and the reduce adds them in slice order (plus job->bias) into the output. The
+ * input is bound whole. Q4_OK with *ran = false, running nothing, when the scratch
+ * does not fit one binding of job->limit bytes or one allocation. */
+q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint32_t splits,
+                             bool *ran, q4vk_timing *t, q4_error *err);
 
 #endif

@@ -1,7 +1,7 @@
-/* q4vk_op_linear_common.c: what the launchers of dequantize, linear_q4gsw,
- * linear_q4gsw_backward and linear_dW share (declared in q4vk_op_linear.h):
- * the tile shape of the tiled GEMM kernels and how it is picked from the device
- * limits, then argument and binding-size checks with their shared messages. */
+/* q4vk_op_linear_common.c: what the launchers of linear_q4gsw, linear_q4gsw_backward
+ * and linear_dW share (declared in q4vk_op_linear.h): the tile shape of the tiled
+ * GEMM kernels and how it is picked from the device limits, the split-K and row-split
+ * runs of a tiled kernel, then the operand checks of the forward and backward. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,64 +112,6 @@ void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec)
 
 /* ---------------- arguments ---------------- */
 
-q4_status q4vk_lin_buffer(const q4vk_buffer *b, const char *name, uint64_t need, q4_error *err)
-{
-    q4_status st = q4_check_ptr(b, name, err);
-    if (st == Q4_OK && (uint64_t)q4vk_buffer_size(b) < need)
-        return q4_fail(err, Q4_ERR_ARG, "buffer %s holds %zu bytes; the shape needs %" PRIu64,
-                       name, q4vk_buffer_size(b), need);
-    return st;
-}
-
-q4_status q4vk_lin_distinct(const q4vk_buffer *out, const char *oname, const q4vk_buffer *in,
-                            const char *iname, q4_error *err)
-{
-    if (out && out == in)
-        return q4_fail(err, Q4_ERR_ARG, "%s and %s overlap; they must be separate buffers",
-                       oname, iname);
-    return Q4_OK;
-}
-
-uint64_t q4vk_lin_limit(const q4vk_context *ctx, const q4vk_linear_opts *o)
-{
-    /* Kernels index in 32-bit elements of at most 16 bytes; stay below 2^32 bytes. */
-    const uint64_t idx_max = (uint64_t)UINT32_MAX + 1 - 16;
-    uint64_t lim = q4vk_info(ctx)->max_storage_range;
-    if (o && o->max_binding && o->max_binding < lim)
-        lim = o->max_binding;
-    return lim < idx_max ? lim : idx_max;
-}
-
-/* "6 GiB", "128 MiB", "1.5 KiB", "12 bytes". */
-static const char *human(uint64_t bytes, char *buf, size_t n)
-{
-    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024) {
-        snprintf(buf, n, "%" PRIu64 " bytes", bytes);
-        return buf;
-    }
-    double v = (double)bytes / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 3) {
-        v /= 1024;
-        u++;
-    }
-    snprintf(buf, n, "%.4g %s", v, unit[u]);
-    return buf;
-}
-
-q4_status q4vk_lin_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err)
-{
-    char a[32], b[32], exact[40] = "";
-    if (bytes <= limit)
-        return Q4_OK;
-    if (bytes >= 1024)   /* the rounded size, then the exact one */
-        snprintf(exact, sizeof exact, " (%" PRIu64 " bytes)", bytes);
-    return q4_fail(err, Q4_ERR_RESOURCE,
-                   "%s needs %s%s in one binding; this device allows %s (maxStorageBufferRange)",
-                   name, human(bytes, a, sizeof a), exact, human(limit, b, sizeof b));
-}
-
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
     while (b) {
@@ -200,49 +142,50 @@ typedef struct reduce_push {
     uint32_t count4, cols4, splits, has_bias;
 } reduce_push;
 
-q4_status q4vk_lin_run_split(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
-                             uint32_t n_bind, uint32_t in_bind, uint32_t p_bind,
-                             uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
-                             const q4vk_gemm_tile *tile, uint32_t splits, q4vk_buffer *bias,
-                             uint64_t limit, bool *ran, q4vk_timing *t, q4_error *err)
+q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint32_t splits,
+                             bool *ran, q4vk_timing *t, q4_error *err)
 {
     const q4vk_device_info *info = q4vk_info(ctx);
-    const uint64_t M = base->M, count = M * out_cols, depth = base->split_depth;
-    q4vk_lin_push push = *base;
+    const q4vk_gemm_tile *tile = &job->tile;
+    const uint64_t M = job->push.M, out_cols = job->out_cols, count = M * out_cols;
+    const uint64_t depth = job->push.split_depth;
+    q4vk_lin_push push = job->push;
     const uint64_t slice = (depth + splits - 1) / splits;
     push.split_depth = (uint32_t)((slice + tile->bk - 1) / tile->bk * tile->bk);
     push.splits = (uint32_t)((depth + push.split_depth - 1) / push.split_depth);
     const uint64_t p_bytes = (uint64_t)push.splits * count * 4;
+    const q4vk_binding out = job->bind[job->out_slot];
     q4vk_pipeline *p_red;
     q4vk_buffer *part = NULL;
     q4_status st;
     *ran = false;
-    if (p_bytes > limit || (info->max_alloc_bytes && p_bytes > info->max_alloc_bytes))
+    if (p_bytes > job->limit || (info->max_alloc_bytes && p_bytes > info->max_alloc_bytes))
         return Q4_OK;
-    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_SPLITK_REDUCE, NULL, &p_red, err)) ||
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_SPLITK_REDUCE, NULL, &p_red, err)) ||
         (st = q4vk_buffer_create(ctx, (size_t)p_bytes, &part, err)))
         return st;
 
     push.tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
     push.tiles_total = (uint32_t)((M + tile->bm - 1) / tile->bm) * push.tiles_n;
     reduce_push rp = {(uint32_t)(count / 4), (uint32_t)(out_cols / 4), push.splits,
-                      bias != NULL};
+                      job->bias != NULL};
     q4vk_dispatch d[2] = {{0}};
-    d[0].pipe = pipe;
-    for (uint32_t b = 0; b < n_bind; b++)
-        d[0].bind[b] = bind[b];
-    d[0].bind[in_bind].range = M * depth * 4;
-    d[0].bind[p_bind] = (q4vk_binding){part, 0, p_bytes};
+    d[0].pipe = job->pipe;
+    for (uint32_t b = 0; b < job->n_bind; b++)
+        d[0].bind[b] = job->bind[b];
+    d[0].bind[job->in_slot].range = M * depth * 4;
+    d[0].bind[job->part_slot] = (q4vk_binding){part, 0, p_bytes};
     /* Bound but not written by the GEMM pass; the reduce writes it (to the end of its
      * buffer, so an out-of-bounds write reaches the guard words). */
-    d[0].bind[out_bind] = (q4vk_binding){bind[out_bind].buf, 0,
-                                         q4vk_range_to_end(ctx, bind[out_bind].buf, 0)};
+    d[0].bind[job->out_slot] = (q4vk_binding){out.buf, 0, q4vk_op_to_end(out.buf, 0, job->limit)};
     d[0].push = &push;
     q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * push.splits, d[0].groups);
     d[1].pipe = p_red;
-    d[1].bind[0] = (q4vk_binding){part, 0, p_bytes};
-    d[1].bind[1] = bias ? (q4vk_binding){bias, 0, out_cols * 4} : (q4vk_binding){part, 0, p_bytes};
-    d[1].bind[2] = d[0].bind[out_bind];
+    d[1].bind[Q4VK_RED_PARTIALS] = (q4vk_binding){part, 0, p_bytes};
+    /* No bias: any buffer fills the binding (the kernel never reads it). */
+    d[1].bind[Q4VK_RED_BIAS] = job->bias ? (q4vk_binding){job->bias, 0, out_cols * 4}
+                                         : (q4vk_binding){part, 0, p_bytes};
+    d[1].bind[Q4VK_RED_OUT] = d[0].bind[job->out_slot];
     d[1].push = &rp;
     q4vk_fold_groups(ctx, (count / 4 + 255) / 256, d[1].groups);
     st = q4vk_run(ctx, d, 2, t, err);
@@ -263,19 +206,19 @@ q4_status q4vk_lin_check_args(int64_t M, int64_t N, int64_t K, int64_t gs,
     const uint64_t w_bytes = (uint64_t)q4_w4x8_words(N, K) * 4;
     const uint64_t s_bytes = (uint64_t)q4_scales_count(N, K, gs) * 4;
     const uint64_t b_bytes = (uint64_t)N * 4;
-    if ((st = q4vk_lin_buffer(p->in, p->in_name, in_bytes, err)) ||
-        (st = q4vk_lin_buffer(p->w, "w", w_bytes, err)) ||
-        (st = q4vk_lin_buffer(p->scales, "scales", s_bytes, err)) ||
-        (p->bias && (st = q4vk_lin_buffer(p->bias, "bias", b_bytes, err))) ||
-        (st = q4vk_lin_buffer(p->out, p->out_name, out_bytes, err)) ||
-        (st = q4vk_lin_distinct(p->out, p->out_name, p->in, p->in_name, err)) ||
-        (st = q4vk_lin_distinct(p->out, p->out_name, p->w, "w", err)) ||
-        (st = q4vk_lin_distinct(p->out, p->out_name, p->scales, "scales", err)) ||
-        (st = q4vk_lin_distinct(p->out, p->out_name, p->bias, "bias", err)))
+    if ((st = q4vk_op_buffer(p->in, p->in_name, in_bytes, err)) ||
+        (st = q4vk_op_buffer(p->w, "w", w_bytes, err)) ||
+        (st = q4vk_op_buffer(p->scales, "scales", s_bytes, err)) ||
+        (p->bias && (st = q4vk_op_buffer(p->bias, "bias", b_bytes, err))) ||
+        (st = q4vk_op_buffer(p->out, p->out_name, out_bytes, err)) ||
+        (st = q4vk_op_distinct(p->out, p->out_name, p->in, p->in_name, err)) ||
+        (st = q4vk_op_distinct(p->out, p->out_name, p->w, "w", err)) ||
+        (st = q4vk_op_distinct(p->out, p->out_name, p->scales, "scales", err)) ||
+        (st = q4vk_op_distinct(p->out, p->out_name, p->bias, "bias", err)))
         return st;
-    if ((st = q4vk_lin_fits("w", w_bytes, limit, err)) ||
-        (st = q4vk_lin_fits("scales", s_bytes, limit, err)) ||
-        (p->bias && (st = q4vk_lin_fits("bias", b_bytes, limit, err))))
+    if ((st = q4vk_op_fits("w", w_bytes, limit, err)) ||
+        (st = q4vk_op_fits("scales", s_bytes, limit, err)) ||
+        (p->bias && (st = q4vk_op_fits("bias", b_bytes, limit, err))))
         return st;
     return Q4_OK;
 }
@@ -287,28 +230,17 @@ q4_status q4vk_lin_gemv_check(const char *variant, uint64_t M, const q4vk_lin_op
     if (M > Q4VK_GEMV_MAX_M)
         return q4_fail(err, Q4_ERR_ARG, "variant %s handles M <= %d, got M = %" PRIu64,
                        variant, Q4VK_GEMV_MAX_M, M);
-    if ((st = q4vk_lin_fits(p->in_name, M * (uint64_t)p->in_cols * 4, limit, err)) ||
-        (st = q4vk_lin_fits(p->out_name, M * (uint64_t)p->out_cols * 4, limit, err)))
+    if ((st = q4vk_op_fits(p->in_name, M * (uint64_t)p->in_cols * 4, limit, err)) ||
+        (st = q4vk_op_fits(p->out_name, M * (uint64_t)p->out_cols * 4, limit, err)))
         return st;
     return Q4_OK;
 }
 
-q4_status q4vk_lin_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
-                            q4vk_pipeline **out, q4_error *err)
+q4_status q4vk_lin_run_rows(q4vk_context *ctx, const q4vk_lin_tiled *job, uint64_t rows_per,
+                            q4vk_timing *t, q4_error *err)
 {
-    const q4vk_kernel *k = q4vk_kernel_find(name);
-    if (!k)
-        return q4_fail(err, Q4_ERR_UNSUPPORTED, "kernel %s is not built into this q4vk", name);
-    return q4vk_pipeline_get(ctx, k, spec, out, err);
-}
-
-q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_binding *bind,
-                            uint32_t n_bind, uint32_t in_bind, uint64_t in_cols,
-                            uint32_t out_bind, uint64_t out_cols, const q4vk_lin_push *base,
-                            const q4vk_gemm_tile *tile, uint64_t rows_per, q4vk_timing *t,
-                            q4_error *err)
-{
-    const uint64_t M = base->M;
+    const q4vk_gemm_tile *tile = &job->tile;
+    const uint64_t M = job->push.M, in_cols = job->in_cols, out_cols = job->out_cols;
     const uint64_t n_disp = (M + rows_per - 1) / rows_per;
     q4vk_dispatch *d = calloc(n_disp, sizeof *d);
     q4vk_lin_push *push = calloc(n_disp, sizeof *push);
@@ -320,21 +252,21 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, q4vk_pipeline *pipe, const q4vk_b
     }
     for (uint64_t c = 0; c < n_disp; c++) {
         const uint64_t m0 = c * rows_per, mc = M - m0 < rows_per ? M - m0 : rows_per;
-        push[c] = *base;
+        q4vk_binding *in = &d[c].bind[job->in_slot], *out = &d[c].bind[job->out_slot];
+        push[c] = job->push;
         push[c].M = (uint32_t)mc;
         push[c].tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
         push[c].tiles_total = (uint32_t)((mc + tile->bm - 1) / tile->bm) * push[c].tiles_n;
-        d[c].pipe = pipe;
-        for (uint32_t b = 0; b < n_bind; b++)
-            d[c].bind[b] = bind[b];
-        d[c].bind[in_bind].offset = m0 * in_cols * 4;
-        d[c].bind[in_bind].range = mc * in_cols * 4;
-        d[c].bind[out_bind].offset = m0 * out_cols * 4;
+        d[c].pipe = job->pipe;
+        for (uint32_t b = 0; b < job->n_bind; b++)
+            d[c].bind[b] = job->bind[b];
+        in->offset = m0 * in_cols * 4;
+        in->range = mc * in_cols * 4;
+        out->offset = m0 * out_cols * 4;
         /* The last rows' output binding runs to the end of the buffer, so an
-         * out-of-bounds write is visible after the tensor (q4vk_range_to_end). */
-        d[c].bind[out_bind].range =
-            c + 1 == n_disp ? q4vk_range_to_end(ctx, bind[out_bind].buf, m0 * out_cols * 4)
-                            : mc * out_cols * 4;
+         * out-of-bounds write is visible after the tensor (q4vk_op_to_end). */
+        out->range = c + 1 == n_disp ? q4vk_op_to_end(out->buf, out->offset, job->limit)
+                                     : mc * out_cols * 4;
         d[c].push = &push[c];
         q4vk_fold_groups(ctx, push[c].tiles_total, d[c].groups);
     }

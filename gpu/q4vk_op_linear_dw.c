@@ -23,23 +23,21 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
                               const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err)
 {
     q4_status st;
-    if (!ctx)
-        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
-    if (!a)
-        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected linear_dW arguments");
+    if ((st = q4vk_op_check_call(ctx, a, "linear_dW", err)))
+        return st;
     if ((st = q4_check_dw(a->M, a->N, a->K, err)))
         return st;
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
-    const uint64_t lim = q4vk_lin_limit(ctx, o);
-    if ((st = q4vk_lin_buffer(a->dout, "dout", M * N * 4, err)) ||
-        (st = q4vk_lin_buffer(a->x, "x", M * K * 4, err)) ||
-        (st = q4vk_lin_buffer(a->dw, "dw", N * K * 4, err)) ||
-        (st = q4vk_lin_distinct(a->dw, "dw", a->dout, "dout", err)) ||
-        (st = q4vk_lin_distinct(a->dw, "dw", a->x, "x", err)) ||
-        (st = q4vk_lin_fits("dout", M * N * 4, lim, err)) ||
-        (st = q4vk_lin_fits("x", M * K * 4, lim, err)) ||
-        (st = q4vk_lin_fits("dw", N * K * 4, lim, err)))
+    const uint64_t lim = q4vk_op_limit(ctx, o ? o->max_binding : 0);
+    if ((st = q4vk_op_buffer(a->dout, "dout", M * N * 4, err)) ||
+        (st = q4vk_op_buffer(a->x, "x", M * K * 4, err)) ||
+        (st = q4vk_op_buffer(a->dw, "dw", N * K * 4, err)) ||
+        (st = q4vk_op_distinct(a->dw, "dw", a->dout, "dout", err)) ||
+        (st = q4vk_op_distinct(a->dw, "dw", a->x, "x", err)) ||
+        (st = q4vk_op_fits("dout", M * N * 4, lim, err)) ||
+        (st = q4vk_op_fits("x", M * K * 4, lim, err)) ||
+        (st = q4vk_op_fits("dw", N * K * 4, lim, err)))
         return st;
     if (o && o->variant && strcmp(o->variant, Q4VK_K_DW_TILED))
         return q4_fail(err, Q4_ERR_ARG, "linear_dW has no variant %s; expected %s", o->variant,
@@ -51,14 +49,14 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);
     q4vk_dispatch d = {0};
-    if ((st = q4vk_lin_pipeline(ctx, Q4VK_K_DW_TILED, &spec, &d.pipe, err)))
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_DW_TILED, &spec, &d.pipe, err)))
         return st;
     const uint64_t tiles_n = (K + tile.bn - 1) / tile.bn;
     const uint64_t tiles = (N + tile.bm - 1) / tile.bm * tiles_n;
     dw_push push = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)tiles_n, (uint32_t)tiles};
-    d.bind[0] = (q4vk_binding){a->dout, 0, M * N * 4};
-    d.bind[1] = (q4vk_binding){a->x, 0, M * K * 4};
-    d.bind[2] = (q4vk_binding){a->dw, 0, q4vk_range_to_end(ctx, a->dw, 0)};
+    d.bind[Q4VK_DW_DOUT] = (q4vk_binding){a->dout, 0, M * N * 4};
+    d.bind[Q4VK_DW_X] = (q4vk_binding){a->x, 0, M * K * 4};
+    d.bind[Q4VK_DW_DW] = (q4vk_binding){a->dw, 0, q4vk_op_to_end(a->dw, 0, lim)};
     d.push = &push;
     q4vk_fold_groups(ctx, tiles, d.groups);
     return q4vk_run(ctx, &d, 1, t, err);

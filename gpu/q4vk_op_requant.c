@@ -24,6 +24,10 @@ typedef struct flat_push {
     uint32_t N, K, gs, n0, lat_off, words, out_off;
 } flat_push;
 
+/* Binding slots of both kernels (q4gsw_requant_flat has no B_FLAT_FUSED; its B_W is
+ * flat). */
+enum { B_LATENT, B_SCALES, B_W, B_FLAT_FUSED };
+
 #define FLAT_WG 256      /* q4gsw_requant_flat.comp's local_size_x */
 /* q4gsw_requant_w4x8.comp's tile: 2 block columns (16 rows: a 32-byte sector of each
  * W_4X8 k4 row) x 64 k4 (1 KiB of each latent row), 256 invocations (128 where that
@@ -43,10 +47,8 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
                                    uint64_t max_binding, q4vk_timing *t, q4_error *err)
 {
     q4_status st;
-    if (!ctx)
-        return q4_fail(err, Q4_ERR_ARG, "ctx is NULL; expected a q4vk context");
-    if (!a)
-        return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected q4gsw_requant arguments");
+    if ((st = q4vk_op_check_call(ctx, a, "q4gsw_requant", err)))
+        return st;
     if ((st = q4_check_weight(a->N, a->K, a->gs, err)))
         return st;
 
@@ -57,20 +59,20 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
     if (!a->w && !a->flat)
         return q4_fail(err, Q4_ERR_ARG,
                        "w and flat are both NULL; expected at least one output buffer");
-    if ((st = q4vk_ew_buffer(a->latent, "latent", N * K * 4, err)) ||
-        (st = q4vk_ew_buffer(a->scales, "scales", scale_bytes, err)) ||
-        (a->w && (st = q4vk_ew_buffer(a->w, "w", w_bytes, err))) ||
-        (a->flat && (st = q4vk_ew_buffer(a->flat, "flat", flat_bytes, err))) ||
-        (st = q4vk_ew_distinct(a->w, "w", a->latent, "latent", err)) ||
-        (st = q4vk_ew_distinct(a->w, "w", a->scales, "scales", err)) ||
-        (st = q4vk_ew_distinct(a->w, "w", a->flat, "flat", err)) ||
-        (st = q4vk_ew_distinct(a->flat, "flat", a->latent, "latent", err)) ||
-        (st = q4vk_ew_distinct(a->flat, "flat", a->scales, "scales", err)))
+    if ((st = q4vk_op_buffer(a->latent, "latent", N * K * 4, err)) ||
+        (st = q4vk_op_buffer(a->scales, "scales", scale_bytes, err)) ||
+        (a->w && (st = q4vk_op_buffer(a->w, "w", w_bytes, err))) ||
+        (a->flat && (st = q4vk_op_buffer(a->flat, "flat", flat_bytes, err))) ||
+        (st = q4vk_op_distinct(a->w, "w", a->latent, "latent", err)) ||
+        (st = q4vk_op_distinct(a->w, "w", a->scales, "scales", err)) ||
+        (st = q4vk_op_distinct(a->w, "w", a->flat, "flat", err)) ||
+        (st = q4vk_op_distinct(a->flat, "flat", a->latent, "latent", err)) ||
+        (st = q4vk_op_distinct(a->flat, "flat", a->scales, "scales", err)))
         return st;
 
-    const uint64_t lim = q4vk_ew_limit(max_binding), align = q4vk_ew_align(ctx);
-    if ((st = q4vk_ew_fits("scales", scale_bytes, lim, err)) ||
-        (a->w && (st = q4vk_ew_fits("w", w_bytes, lim, err))))
+    const uint64_t lim = q4vk_op_limit(ctx, max_binding), align = q4vk_op_align(ctx);
+    if ((st = q4vk_op_fits("scales", scale_bytes, lim, err)) ||
+        (a->w && (st = q4vk_op_fits("w", w_bytes, lim, err))))
         return st;
     /* rows per range: a multiple of 8 whose latent window (plus alignment slack) fits */
     const uint64_t rows_fit = lim > align ? (lim - align) / (K * 4) / 8 * 8 : 0;
@@ -94,8 +96,8 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
 
     const uint32_t wg = q4vk_info(ctx)->max_invocations >= 256 ? 256 : 128;
     q4vk_spec spec = {.count = 4, .ids = {0, 1, 2, 3}, .values = {wg, TILE_NB, TILE_K4, wg}};
-    if ((use_w && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_w4x8", &spec, &p_w, err))) ||
-        (use_flat && (st = q4vk_ew_pipeline(ctx, "q4gsw_requant_flat", NULL, &p_flat, err))))
+    if ((use_w && (st = q4vk_op_pipeline(ctx, "q4gsw_requant_w4x8", &spec, &p_w, err))) ||
+        (use_flat && (st = q4vk_op_pipeline(ctx, "q4gsw_requant_flat", NULL, &p_flat, err))))
         return st;
     d = calloc(n_chunks * per_chunk, sizeof *d);
     pw = calloc(n_chunks, sizeof *pw);
@@ -113,7 +115,7 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
         /* rows is a multiple of 4 and K of 4: rows*K/2 bytes are whole words */
         const uint64_t fstart = n0 * K / 2, foff = fstart / align * align;
         const q4vk_binding flat = a->flat ? (q4vk_binding){a->flat, foff,
-                                                           q4vk_ew_to_end(a->flat, foff, lim)}
+                                                           q4vk_op_to_end(a->flat, foff, lim)}
                                           : (q4vk_binding){0};
         if (use_w) {
             /* block columns n8 of rows n0 .. n0+rows-1; the last may be half padding */
@@ -125,11 +127,11 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
                                 (uint32_t)((fstart - foff) / 4), (uint32_t)tiles_k,
                                 (uint32_t)tiles, (a->w ? 1u : 0u) | (fused_flat ? 2u : 0u)};
             d[nd].pipe = p_w;
-            d[nd].bind[0] = latent;
-            d[nd].bind[1] = scales;
+            d[nd].bind[B_LATENT] = latent;
+            d[nd].bind[B_SCALES] = scales;
             /* an output not written is bound to the other one's buffer (never written) */
-            d[nd].bind[2] = a->w ? (q4vk_binding){a->w, 0, q4vk_ew_to_end(a->w, 0, lim)} : flat;
-            d[nd].bind[3] = fused_flat ? flat : d[nd].bind[2];
+            d[nd].bind[B_W] = a->w ? (q4vk_binding){a->w, 0, q4vk_op_to_end(a->w, 0, lim)} : flat;
+            d[nd].bind[B_FLAT_FUSED] = fused_flat ? flat : d[nd].bind[B_W];
             d[nd].push = &pw[c];
             q4vk_fold_groups(ctx, tiles, d[nd].groups);
             nd++;
@@ -140,9 +142,9 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
                                 (uint32_t)((lstart - loff) / 4), (uint32_t)words,
                                 (uint32_t)((fstart - foff) / 4)};
             d[nd].pipe = p_flat;
-            d[nd].bind[0] = latent;
-            d[nd].bind[1] = scales;
-            d[nd].bind[2] = flat;
+            d[nd].bind[B_LATENT] = latent;
+            d[nd].bind[B_SCALES] = scales;
+            d[nd].bind[B_W] = flat;
             d[nd].push = &pf[c];
             q4vk_fold_groups(ctx, (words + FLAT_WG - 1) / FLAT_WG, d[nd].groups);
             nd++;
