@@ -23,6 +23,8 @@ q4_status q4ref_unpack_flat(const uint8_t *flat, int64_t N, int64_t K, uint8_t *
 /* Writes all q4_w4x8_words(N, K) words, padding words = Q4_W4X8_PAD. */
 q4_status q4ref_pack_w4x8(const uint8_t *codes, int64_t N, int64_t K, uint32_t *w, q4_error *err);
 q4_status q4ref_unpack_w4x8(const uint32_t *w, int64_t N, int64_t K, uint8_t *codes, q4_error *err);
+
+/* ---------------- dequantize (q4ref_dequantize.c) ---------------- */
 /* Wf [N, K] = (code - 8) * scale, fp32 (exactly what a kernel computes per element). */
 q4_status q4ref_dequant_w4x8(const uint32_t *w, const float *scales, int64_t N, int64_t K,
                              int64_t gs, float *wf, q4_error *err);

@@ -31,7 +31,7 @@ q4_status q4ref_check_blas_dim(const char *name, int64_t v, q4_error *err);
 void *q4ref_alloc(int64_t a, int64_t b, size_t elem, const char *what, q4_status *st,
                   q4_error *err);
 
-/* Fills wf [N,K] from W_4X8 words without checks (callers have checked). */
+/* Fills wf [N,K] from W_4X8 words without checks (callers have checked); q4ref_dequantize.c. */
 void q4ref_dequant_w4x8_unchecked(const uint32_t *w, const float *scales, int64_t N, int64_t K,
                                   int64_t gs, float *wf);
 /* The same in fp64 (exact: a 4-bit integer times an fp32 scale fits 53 bits). */

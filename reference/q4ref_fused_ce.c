@@ -1,4 +1,4 @@
-/* q4ref_ce.c: fused cross-entropy, loss and dlogits in one op (SPEC §2).
+/* q4ref_fused_ce.c: fused cross-entropy, loss and dlogits in one op (SPEC §2).
  *
  * fp32 path: computed in fp32 throughout, max-shifted (stable), two passes per row:
  * e_j = expf(x_j - max) parked in dlogits while S accumulates, then

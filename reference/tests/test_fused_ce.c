@@ -1,4 +1,4 @@
-/* test_ce.c: fused cross-entropy: hand-worked answers, dlogits against central finite
+/* test_fused_ce.c: fused cross-entropy: hand-worked answers, dlogits against central finite
  * differences of the fp64 loss, masked and all-masked rows, a 128256-word vocabulary,
  * and the bound covering other conformant fp32 evaluations (online softmax,
  * exp(x - lse), reciprocal multiply) while rejecting results just past it. */
@@ -187,7 +187,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ref.ce");
+    Suite *s = suite_create("ref.fused_ce");
     TCase *tc = tcase_create("ce");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, known_answer);

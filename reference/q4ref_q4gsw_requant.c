@@ -1,4 +1,4 @@
-/* q4ref_requant.c: q4gsw_requant, fp32 master weights back to 4-bit codes (SPEC §2).
+/* q4ref_q4gsw_requant.c: q4gsw_requant, fp32 master weights back to 4-bit codes (SPEC §2).
  *
  * fp32 path: fp32 division and nearbyintf (round to nearest even in the default
  * rounding mode), clamped; written straight into W_4X8 and/or flat, no scratch.

@@ -1,4 +1,4 @@
-/* test_adamw.c: one AdamW step (SPEC §2): a hand-worked step, several steps against a
+/* test_adamw_step.c: one AdamW step (SPEC §2): a hand-worked step, several steps against a
  * plain scalar loop of the formula with and without weight decay, late steps, and
  * the bound covering other conformant evaluations while rejecting results past it. */
 #include <string.h>
@@ -145,7 +145,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ref.adamw");
+    Suite *s = suite_create("ref.adamw_step");
     TCase *tc = tcase_create("adamw");
     tcase_add_test(tc, known_answer);
     tcase_add_loop_test(tc, steps_match_scalar_loop, 0, 2);

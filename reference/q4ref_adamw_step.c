@@ -1,4 +1,4 @@
-/* q4ref_adamw.c: one AdamW step with decoupled weight decay (SPEC §2).
+/* q4ref_adamw_step.c: one AdamW step with decoupled weight decay (SPEC §2).
  *
  * fp32 path: a plain loop of the SPEC formula, in place on param, m and v.
  * Truth path: per element, the fp64 evaluation and bounds of q4ref_adamw_elem_bound. */

@@ -1,4 +1,4 @@
-/* test_requant.c: q4gsw_requant: ties to even, zero scales, clamping, requant of a
+/* test_q4gsw_requant.c: q4gsw_requant: ties to even, zero scales, clamping, requant of a
  * dequantized weight giving the codes back, W_4X8 padding words in the output, and
  * the truth's alternative code near ties (SPEC §3 QualityWarning window). */
 #include <string.h>
@@ -179,7 +179,7 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("ref.requant");
+    Suite *s = suite_create("ref.q4gsw_requant");
     TCase *tc = tcase_create("requant");
     tcase_add_test(tc, ties_to_even);
     tcase_add_test(tc, zero_scales_and_clamps);
