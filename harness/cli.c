@@ -21,6 +21,8 @@ static const char usage[] =
     "  kernels              print the built-in kernels (names for --kernel)\n"
     "  run                  run the selected cases and judge them against the reference\n"
     "  perf                 time the selected ops on benchmark shapes (GPU timestamps)\n"
+    "  replay DIR           judge a dumped case's GPU outputs again (DIR: one case's\n"
+    "                       folder under --dump-dir); --rerun runs it on this device\n"
     "\n"
     "Selection (run, list, perf):\n"
     "  --filter GLOB        cases whose name matches (repeatable); a full case name\n"
@@ -39,7 +41,10 @@ static const char usage[] =
     "  --strict             QualityWarning counts as failure\n"
     "  --validation         enable the Khronos validation layer (or Q4CTS_VALIDATION=1)\n"
     "  --timeout SEC        per-submission GPU watchdog (default 60)\n"
-    "  --dump-dir DIR       save inputs, truth and GPU outputs of failing cases as .npy\n"
+    "  --dump-dir DIR       save each failing case as DIR/<case>/: case.json and .npy\n"
+    "                       arrays (inputs, truth, GPU outputs); docs/dumps.md\n"
+    "  --dump all|failing   which cases --dump-dir saves (default failing)\n"
+    "  --rerun              replay: run the dumped inputs on the device, judge that\n"
     "\n"
     "Reports:\n"
     "  --junit FILE         JUnit XML, complete after every case\n"
@@ -101,10 +106,22 @@ static q4_status push(const char **list, size_t *n, const char *flag, const char
     return Q4_OK;
 }
 
+/* A non-option argument: the command, then (replay only) the folder it reads. */
+static q4_status positional(q4h_cli *cli, const char *arg, q4_error *err)
+{
+    if (!cli->command)
+        cli->command = arg;
+    else if (!strcmp(cli->command, "replay") && !cli->operand)
+        cli->operand = arg;
+    else
+        return q4_fail(err, Q4_ERR_ARG, "unexpected argument '%s'", arg);
+    return Q4_OK;
+}
+
 enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SHARD,
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
-       OPT_VERSION };
+       OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN };
 
 q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
 {
@@ -122,6 +139,8 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
         { "junit", required_argument, 0, OPT_JUNIT },
         { "json", required_argument, 0, OPT_JSON },
         { "dump-dir", required_argument, 0, OPT_DUMP },
+        { "dump", required_argument, 0, OPT_DUMP_WHICH },
+        { "rerun", no_argument, 0, OPT_RERUN },
         { "kernel", required_argument, 0, OPT_KERNEL },
         { "inject-fault", required_argument, 0, OPT_FAULT },
         { "reps", required_argument, 0, OPT_REPS },
@@ -132,7 +151,8 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
         { "version", no_argument, 0, OPT_VERSION },
         { 0, 0, 0, 0 },
     };
-    static const char *const commands[] = { "devices", "list", "kernels", "run", "perf" };
+    static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
+                                            "replay" };
     q4_status st = Q4_OK;
     uint64_t v;
 
@@ -144,9 +164,7 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
     for (;;) {
         /* Options and the command may come in any order: take a non-option as the command. */
         while (st == Q4_OK && optind < argc && argv[optind][0] != '-') {
-            if (cli->command)
-                st = q4_fail(err, Q4_ERR_ARG, "unexpected argument '%s'", argv[optind]);
-            cli->command = argv[optind++];
+            st = positional(cli, argv[optind++], err);
         }
         if (st != Q4_OK || (c = getopt_long(argc, argv, "+:", opts, NULL)) == -1)
             break;
@@ -198,6 +216,12 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
         case OPT_JUNIT: cli->junit = optarg; break;
         case OPT_JSON: cli->json = optarg; break;
         case OPT_DUMP: cli->dump_dir = optarg; break;
+        case OPT_DUMP_WHICH:
+            if (strcmp(optarg, "all") && strcmp(optarg, "failing"))
+                st = q4_fail(err, Q4_ERR_ARG, "--dump expects all or failing, got '%s'", optarg);
+            cli->dump_all = !strcmp(optarg, "all");
+            break;
+        case OPT_RERUN: cli->rerun = 1; break;
         case OPT_BASELINE: cli->baseline = optarg; break;
         case OPT_FAULT: st = parse_fault(optarg, &cli->faults, err); break;
         case OPT_HELP: fputs(usage, stdout); exit(0);
@@ -214,16 +238,21 @@ q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
     }
     if (st != Q4_OK)
         return st;
-    for (; optind < argc; optind++) {
-        if (cli->command)
-            return q4_fail(err, Q4_ERR_ARG, "unexpected argument '%s'", argv[optind]);
-        cli->command = argv[optind];
-    }
+    for (; optind < argc && st == Q4_OK; optind++)
+        st = positional(cli, argv[optind], err);
+    if (st != Q4_OK)
+        return st;
     if (!cli->command)
-        return q4_fail(err, Q4_ERR_ARG, "no command given (devices, list, kernels, run, perf)");
+        return q4_fail(err, Q4_ERR_ARG,
+                       "no command given (devices, list, kernels, run, perf, replay)");
+    if (cli->dump_all && !cli->dump_dir)
+        return q4_fail(err, Q4_ERR_ARG, "--dump all needs --dump-dir DIR to say where");
+    if (!strcmp(cli->command, "replay") && !cli->operand)
+        return q4_fail(err, Q4_ERR_ARG, "replay needs the folder of one dumped case");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(cli->command, commands[i]))
             return Q4_OK;
-    return q4_fail(err, Q4_ERR_ARG, "unknown command '%s' (devices, list, kernels, run, perf)",
+    return q4_fail(err, Q4_ERR_ARG,
+                   "unknown command '%s' (devices, list, kernels, run, perf, replay)",
                    cli->command);
 }

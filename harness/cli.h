@@ -10,7 +10,8 @@
 #define Q4H_MAX_LIST 64
 
 typedef struct q4h_cli {
-    const char *command;            /* devices, list, kernels, run, perf */
+    const char *command;            /* devices, list, kernels, run, perf, replay */
+    const char *operand;            /* replay DIR */
     const char *filters[Q4H_MAX_LIST];
     size_t n_filters;
     const char *excludes[Q4H_MAX_LIST];
@@ -23,6 +24,7 @@ typedef struct q4h_cli {
     int repeat;
     int validation;
     int strict;
+    int dump_all, rerun;            /* --dump=all; replay --rerun */
     double timeout_s;
     const char *junit, *json, *dump_dir, *baseline;
     const char *kernel_args[Q4H_MAX_LIST];  /* OP=FILE.spv, resolved by the caller */

@@ -1,42 +1,90 @@
-/* dump.c: a minimal NumPy .npy (format 1.0) writer for --dump-dir.
- * Header: magic, version, little-endian header length, then a Python dict
- * literal padded with spaces to a multiple of 64 bytes and ended by '\n'. */
+/* dump.c: --dump-dir: one folder per case with case.json and its arrays as .npy.
+ *
+ * Arrays keep the shape SPEC gives them (a one-row matrix stays 2-D, a vector is
+ * 1-D, the loss a scalar), so np.load gives what the contract describes. */
 #include "dump.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <vulkan/vulkan_core.h>
 
-static q4_status write_npy(const char *dir, const char *name, const char *descr,
-                           const void *data, size_t elem, int64_t rows, int64_t cols,
-                           q4_error *err)
+#include "judge.h"
+#include "npy.h"
+
+/* The op parameters, and the ops that have each: the shape from the case, the
+ * scalar inputs from the generator. */
+typedef struct param_def {
+    const char *key;
+    char from;       /* 'c' int64 field of q4_case, 'f' float field of q4_inputs */
+    size_t offset;
+    const char *ops; /* space-separated */
+} param_def;
+
+#define LINEAR "linear_q4gsw linear_q4gsw_backward linear_dW"
+#define WEIGHT "linear_q4gsw linear_q4gsw_backward dequantize q4gsw_requant"
+static const param_def params[] = {
+    { "m", 'c', offsetof(q4_case, m), LINEAR },
+    { "n", 'c', offsetof(q4_case, n), LINEAR " dequantize q4gsw_requant" },
+    { "k", 'c', offsetof(q4_case, k), LINEAR " dequantize q4gsw_requant" },
+    { "gs", 'c', offsetof(q4_case, gs), WEIGHT },
+    { "r", 'c', offsetof(q4_case, r), "fused_ce" },
+    { "v", 'c', offsetof(q4_case, v), "fused_ce" },
+    { "n_valid", 'f', offsetof(q4_inputs, n_valid), "fused_ce" },
+    { "numel", 'c', offsetof(q4_case, numel), "adamw_step" },
+    { "step", 'c', offsetof(q4_case, step), "adamw_step" },
+    { "lr", 'f', offsetof(q4_inputs, lr), "adamw_step" },
+    { "beta1", 'f', offsetof(q4_inputs, beta1), "adamw_step" },
+    { "beta2", 'f', offsetof(q4_inputs, beta2), "adamw_step" },
+    { "eps", 'f', offsetof(q4_inputs, eps), "adamw_step" },
+    { "wd", 'f', offsetof(q4_inputs, wd), "adamw_step" },
+    { "bc1", 'f', offsetof(q4_inputs, bc1), "adamw_step" },
+    { "bc2", 'f', offsetof(q4_inputs, bc2), "adamw_step" },
+};
+
+static bool has_param(const param_def *p, const char *op)
 {
-    char path[1024], dict[160], header[256];
-    snprintf(path, sizeof path, "%s/%s.npy", dir, name);
-    if (rows == 1)
-        snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%lld,), }",
-                 descr, (long long)cols);
-    else
-        snprintf(dict, sizeof dict,
-                 "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }", descr,
-                 (long long)rows, (long long)cols);
-    size_t len = strlen(dict), total = 10 + len + 1;
-    size_t padded = (total + 63) / 64 * 64;
-    memcpy(header, "\x93NUMPY\x01\x00", 8);
-    header[8] = (char)((padded - 10) & 0xFF);
-    header[9] = (char)((padded - 10) >> 8);
-    memcpy(header + 10, dict, len);
-    memset(header + 10 + len, ' ', padded - total);
-    header[padded - 1] = '\n';
+    size_t n = strlen(op);
+    for (const char *s = p->ops; (s = strstr(s, op)) != NULL; s += n)
+        if ((s == p->ops || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\0'))
+            return true;
+    return false;
+}
 
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return q4_fail(err, Q4_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    size_t n = (size_t)(rows * cols);
-    int ok = fwrite(header, 1, padded, f) == padded && fwrite(data, elem, n, f) == n;
-    ok = (fclose(f) == 0) && ok;
-    return ok ? Q4_OK : q4_fail(err, Q4_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+void q4h_dump_params(const q4_case *c, const q4_inputs *in, q4h_dump_meta *m)
+{
+    m->n_params = 0;
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        const param_def *p = &params[i];
+        if (!has_param(p, c->op) || m->n_params == Q4H_DUMP_MAX_PARAMS)
+            continue;
+        q4h_dump_param *d = &m->params[m->n_params++];
+        snprintf(d->key, sizeof d->key, "%s", p->key);
+        d->integer = p->from == 'c';
+        d->value = p->from == 'c' ? (double)*(const int64_t *)((const char *)c + p->offset)
+                                  : (double)*(const float *)((const char *)in + p->offset);
+    }
+    if (!strcmp(c->op, "linear_q4gsw") && m->n_params < Q4H_DUMP_MAX_PARAMS)
+        m->params[m->n_params++] = (q4h_dump_param){ "bias", c->bias, true };
+}
+
+q4_status q4h_dump_params_apply(const q4h_dump_meta *m, const q4_case *c, q4_inputs *in,
+                                q4_error *err)
+{
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
+        const param_def *p = &params[i];
+        if (p->from != 'f' || !has_param(p, c->op))
+            continue;
+        const q4h_dump_param *d = q4h_dump_param_find(m, p->key);
+        if (!d || isnan(d->value))
+            return q4_fail(err, Q4_ERR_ARG, "case.json: params.%s of %s must be a number",
+                           p->key, c->op);
+        *(float *)((char *)in + p->offset) = (float)d->value;
+    }
+    return Q4_OK;
 }
 
 static q4_status make_dir(const char *path, q4_error *err)
@@ -46,39 +94,110 @@ static q4_status make_dir(const char *path, q4_error *err)
     return Q4_OK;
 }
 
-q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4h_tensor *in, int n_in,
-                        const q4h_outputs *out, q4_error *err)
+static const char *descr_of(char dtype)
 {
-    char sub[768], name[96];
+    return dtype == 'f' ? "<f4" : dtype == 'i' ? "<i4" : dtype == 'u' ? "<u4" : "|u1";
+}
+
+static q4_status save(const char *dir, const char *name, const char *part, const char *descr,
+                      const void *data, int ndim, const int64_t *shape, q4_error *err)
+{
+    char path[1200];
+    if (snprintf(path, sizeof path, "%s/%s%s%s.npy", dir, name, part[0] ? "." : "", part) >=
+        (int)sizeof path)
+        return q4_fail(err, Q4_ERR_ARG, "the dump path %s/%s is too long", dir, name);
+    return q4h_npy_write(path, descr, data, ndim, shape, err);
+}
+
+/* One output's arrays and its entry of case.json. */
+static q4_status dump_output(const char *sub, const q4h_output *o, bool have_got,
+                             q4h_dump_output *d, q4_error *err)
+{
+    *d = (q4h_dump_output){ .code = o->got == NULL, .ndim = o->ndim,
+                            .has_got = have_got, .guard_ok = o->guard_ok,
+                            .padding_ok = o->padding_ok, .guard_bad_at = o->guard_bad_at,
+                            .padding_bad_at = o->padding_bad_at, .margin = NAN };
+    snprintf(d->name, sizeof d->name, "%s", o->name);
+    snprintf(d->dims[0], sizeof d->dims[0], "%s", o->row_name);
+    snprintf(d->dims[1], sizeof d->dims[1], "%s", o->col_name);
+    const int64_t rc[2] = { o->rows, o->cols };
+    for (int i = 0; i < o->ndim; i++)
+        d->shape[i] = rc[2 - o->ndim + i];
+    if (have_got) {
+        q4h_outputs one = { .n = 1, .o = { *o } };
+        q4_result r;
+        q4_result_init(&r);
+        q4h_judge(&one, &r);
+        d->margin = r.worst_margin;
+    }
+    q4_status st;
+    if (d->code) {
+        st = save(sub, o->name, "code", "|u1", o->code, o->ndim, d->shape, err);
+        if (st == Q4_OK)
+            st = save(sub, o->name, "alt", "|u1", o->alt, o->ndim, d->shape, err);
+        if (st == Q4_OK && have_got)
+            st = save(sub, o->name, "got", "|u1", o->got_code, o->ndim, d->shape, err);
+    } else {
+        st = save(sub, o->name, "value", "<f8", o->value, o->ndim, d->shape, err);
+        if (st == Q4_OK)
+            st = save(sub, o->name, "bound", "<f8", o->bound, o->ndim, d->shape, err);
+        if (st == Q4_OK && have_got)
+            st = save(sub, o->name, "got", "<f4", o->got, o->ndim, d->shape, err);
+    }
+    if (st == Q4_OK && have_got && o->raw) {
+        snprintf(d->raw_descr, sizeof d->raw_descr, "%s", descr_of(o->raw_dtype));
+        d->raw_count = (int64_t)(o->raw_bytes / q4h_npy_elem(d->raw_descr));
+        st = save(sub, o->name, "raw", d->raw_descr, o->raw, 1, &d->raw_count, err);
+    }
+    return st;
+}
+
+q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
+                        const q4h_tensor *t, int n_in, const q4h_outputs *out,
+                        const q4h_dump_source *src, q4_error *err)
+{
+    char sub[1024], path[1100];
+    q4h_dump_meta m = { .format = Q4H_DUMP_FORMAT, .seed = c->seed,
+                         .strict = src->opt->strict != 0, .result = *src->result };
+    snprintf(m.name, sizeof m.name, "%s", c->name);
+    snprintf(m.op, sizeof m.op, "%s", c->op);
+    snprintf(m.family, sizeof m.family, "%s", c->family);
+    q4h_dump_params(c, in, &m);
+    if (src->device) {
+        const q4vk_device_info *i = src->device;
+        snprintf(m.device, sizeof m.device, "%s", i->name);
+        snprintf(m.device_type, sizeof m.device_type, "%s", i->type ? i->type : "");
+        snprintf(m.uuid, sizeof m.uuid, "%s", i->uuid);
+        snprintf(m.driver, sizeof m.driver, "%s", i->driver_name);
+        snprintf(m.driver_version, sizeof m.driver_version, "%s", i->driver_version_str);
+        snprintf(m.driver_info, sizeof m.driver_info, "%s", i->driver_info);
+        snprintf(m.vulkan, sizeof m.vulkan, "%u.%u.%u", VK_API_VERSION_MAJOR(i->api_version),
+                 VK_API_VERSION_MINOR(i->api_version), VK_API_VERSION_PATCH(i->api_version));
+    }
+    for (int i = 0; i < src->opt->n_overrides && i < Q4H_DUMP_MAX_KERNELS; i++) {
+        snprintf(m.kernels[i][0], sizeof m.kernels[i][0], "%s", src->opt->overrides[i].kernel);
+        snprintf(m.kernels[i][1], sizeof m.kernels[i][1], "%s", src->opt->overrides[i].path);
+        m.n_kernels++;
+    }
+
     q4_status st = make_dir(dir, err);
-    snprintf(sub, sizeof sub, "%s/%s", dir, c->name);
+    if (st == Q4_OK && snprintf(sub, sizeof sub, "%s/%s", dir, c->name) >= (int)sizeof sub)
+        st = q4_fail(err, Q4_ERR_ARG, "the dump directory %s is too long", dir);
     if (st == Q4_OK)
         st = make_dir(sub, err);
     for (int i = 0; i < n_in && st == Q4_OK; i++) {
-        const q4h_tensor *t = &in[i];
-        const char *descr = t->dtype == 'f' ? "<f4" : t->dtype == 'i' ? "<i4"
-                          : t->dtype == 'u' ? "<u4" : "|u1";
-        st = write_npy(sub, t->name, descr, t->data, t->dtype == 'b' ? 1 : 4, t->rows, t->cols,
-                       err);
+        q4h_dump_array *a = &m.inputs[m.n_inputs++];
+        snprintf(a->name, sizeof a->name, "%s", t[i].name);
+        snprintf(a->descr, sizeof a->descr, "%s", descr_of(t[i].dtype));
+        a->ndim = t[i].ndim == 1 ? 1 : 2;
+        a->shape[0] = a->ndim == 1 ? t[i].cols : t[i].rows;
+        a->shape[1] = t[i].cols;
+        st = save(sub, a->name, "", a->descr, t[i].data, a->ndim, a->shape, err);
     }
-    /* Three arrays per output: a real one's truth, bound and result, a code one's
-     * code, alternative code and result. */
-    typedef struct npy_part {
-        const char *suffix, *descr;
-        const void *data;
-        size_t elem;
-    } npy_part;
-    for (int k = 0; k < out->n && st == Q4_OK; k++) {
-        const q4h_output *o = &out->o[k];
-        const npy_part real[3] = {{"value", "<f8", o->value, 8}, {"bound", "<f8", o->bound, 8},
-                                  {"got", "<f4", o->got, 4}};
-        const npy_part code[3] = {{"code", "|u1", o->code, 1}, {"alt", "|u1", o->alt, 1},
-                                  {"got", "|u1", o->got_code, 1}};
-        const npy_part *p = o->got ? real : code;
-        for (int j = 0; j < 3 && st == Q4_OK; j++) {
-            snprintf(name, sizeof name, "%s.%s", o->name, p[j].suffix);
-            st = write_npy(sub, name, p[j].descr, p[j].data, p[j].elem, o->rows, o->cols, err);
-        }
-    }
+    for (int k = 0; k < out->n && st == Q4_OK; k++)
+        st = dump_output(sub, &out->o[k], src->have_got, &m.outputs[m.n_outputs++], err);
+    snprintf(path, sizeof path, "%s/case.json", sub);
+    if (st == Q4_OK) /* last: a folder with case.json is complete */
+        st = q4h_case_json_write(path, &m, err);
     return st;
 }

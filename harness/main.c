@@ -9,6 +9,7 @@
 #include "overrides.h"
 #include "perf.h"
 #include "q4report.h"
+#include "replay.h"
 #include "runner.h"
 #include "select.h"
 
@@ -184,6 +185,7 @@ static int cmd_run(const q4h_cli *cli)
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
+        .dump_all = cli->dump_all != 0,
         .overrides = overrides, .n_overrides = (int)cli->n_kernels, .repro_flags = repro,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
@@ -226,5 +228,7 @@ int main(int argc, char **argv)
         return cmd_kernels();
     if (!strcmp(cli.command, "perf"))
         return q4h_perf(&cli);
+    if (!strcmp(cli.command, "replay"))
+        return q4h_replay(&cli);
     return cmd_run(&cli);
 }

@@ -23,7 +23,9 @@ typedef struct q4h_output {
     const char *name;          /* "y", "dlogits", "loss", "w4x8", ... */
     int64_t count;             /* elements judged */
     int64_t rows, cols;        /* for coordinates: index = row * cols + col */
-    const char *row_name, *col_name;
+    const char *row_name, *col_name;   /* "-": no such dimension (see ndim) */
+    int ndim;                  /* as SPEC shapes it: 2 rows x cols, 1 a vector (row_name
+                                * "-"), 0 a scalar (both "-"); dumps keep this shape */
     double *value, *bound;     /* real outputs */
     float *got;
     uint8_t *code, *alt;       /* code outputs: exact code and the conformant alternative */
@@ -32,6 +34,10 @@ typedef struct q4h_output {
     int64_t guard_bad_at;      /* first changed guard word, when !guard_ok */
     bool padding_ok;           /* W_4X8 padding words exactly 0x88888888 (code outputs) */
     int64_t padding_bad_at;
+    void *raw;                 /* packed outputs: the buffer as the GPU wrote it (W_4X8
+                                * words with their padding, flat bytes), or NULL */
+    size_t raw_bytes;
+    char raw_dtype;            /* 'u' uint32 words, 'b' bytes */
 } q4h_output;
 
 #define Q4H_MAX_OUTPUTS 4
@@ -47,6 +53,7 @@ typedef struct q4h_tensor {
     char dtype;                /* 'f' fp32, 'i' int32, 'u' uint32, 'b' uint8 */
     const void *data;
     int64_t rows, cols;
+    int ndim;                  /* 1: a vector of cols elements (rows is 1); 2: rows x cols */
 } q4h_tensor;
 
 #define Q4H_MAX_TENSORS 8

@@ -10,8 +10,9 @@ static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t c
         return q4_fail(err, Q4_ERR_ARG, "too many outputs for one case (at most %d)",
                        Q4H_MAX_OUTPUTS);
     *o = &out->o[out->n++];
+    int ndim = row_name[0] == '-' ? (col_name[0] == '-' ? 0 : 1) : 2;
     **o = (q4h_output){ .name = name, .count = rows * cols, .rows = rows, .cols = cols,
-                        .row_name = row_name, .col_name = col_name, .guard_ok = true,
+                        .row_name = row_name, .col_name = col_name, .ndim = ndim, .guard_ok = true,
                         .guard_bad_at = -1, .padding_ok = true, .padding_bad_at = -1 };
     return Q4_OK;
 }
@@ -58,6 +59,7 @@ void q4h_outputs_free(q4h_outputs *out)
         free(o->code);
         free(o->alt);
         free(o->got_code);
+        free(o->raw);
     }
     out->n = 0;
 }

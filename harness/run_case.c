@@ -67,8 +67,9 @@ void q4h_result_start(const q4h_run_options *opt, const q4_case *c, q4_result *r
              (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
 }
 
-/* One GPU run and its judgement into r; recreates the context after a loss. */
-static void gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_op *op,
+/* One GPU run and its judgement into r; recreates the context after a loss.
+ * True when the outputs hold this run's results (it was judged). */
+static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_op *op,
                      const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_result *r)
 {
     q4_error err = { 0 };
@@ -77,7 +78,7 @@ static void gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
     r->gpu_ms = t.gpu_ms;
     if (st == Q4_OK) {
         q4h_judge(out, r);
-        return;
+        return true;
     }
     r->verdict = verdict_of(st);
     snprintf(r->message, sizeof r->message, "%s: %.480s", q4_status_name(st), err.msg);
@@ -91,18 +92,28 @@ static void gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
                      "; the device could not be reopened: %s", again.msg);
         }
     }
+    return false;
 }
 
 void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
                   q4_result *r)
 {
+    q4h_run_case_on(opt, ctx, c, NULL, r);
+}
+
+q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
+                          const q4_inputs *given, q4_result *r)
+{
     const q4h_op *op = q4h_op_find(c->op);
-    q4_inputs in = { 0 };
+    q4_inputs own = { 0 };
+    const q4_inputs *in = given ? given : &own;
     q4h_outputs out = { 0 };
     q4h_tensor tensors[Q4H_MAX_TENSORS];
     q4_error err = { 0 };
+    q4_status prepared = Q4_OK;
     double t0 = q4h_now_s();
     char why[256] = "";
+    bool have_got = false;
 
     q4h_result_start(opt, c, r);
     if (!op) {
@@ -119,14 +130,16 @@ void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case 
         snprintf(r->message, sizeof r->message, "%s", why);
         goto done;
     }
-    if (q4_case_inputs(c, &in, &err) != Q4_OK || op->truth(c, &in, &out, &err) != Q4_OK) {
+    if ((!given && q4_case_inputs(c, &own, &err) != Q4_OK) ||
+        op->truth(c, in, &out, &err) != Q4_OK) {
+        prepared = err.status;
         r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
         snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
         goto done;
     }
     for (int rep = 0; rep < (opt->repeat > 0 ? opt->repeat : 1); rep++) {
         q4_result this_run = *r;
-        gpu_once(opt, ctx, op, c, &in, &out, &this_run);
+        have_got = gpu_once(opt, ctx, op, c, in, &out, &this_run);
         if (rep == 0 || badness(this_run.verdict) > badness(r->verdict) ||
             (badness(this_run.verdict) == badness(r->verdict) &&
              this_run.worst_margin > r->worst_margin))
@@ -134,15 +147,17 @@ void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case 
         if (!*ctx)
             break;
     }
-    if (opt->dump_dir && !q4_verdict_ok(r->verdict, opt->strict) && out.n > 0) {
-        int n = op->inputs(c, &in, tensors);
-        if (q4h_dump_case(opt->dump_dir, c, tensors, n, &out, &err) != Q4_OK) {
+    if (opt->dump_dir && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
+        int n = op->inputs(c, in, tensors);
+        q4h_dump_source src = { opt, *ctx ? q4vk_info(*ctx) : NULL, r, have_got };
+        if (q4h_dump_case(opt->dump_dir, c, in, tensors, n, &out, &src, &err) != Q4_OK) {
             size_t len = strlen(r->message);
             snprintf(r->message + len, sizeof r->message - len, " (dump failed: %s)", err.msg);
         }
     }
 done:
     q4h_outputs_free(&out);
-    q4_inputs_free(&in);
+    q4_inputs_free(&own);
     r->seconds = q4h_now_s() - t0;
+    return prepared;
 }

@@ -27,6 +27,7 @@ typedef struct q4h_run_options {
     int repeat;                /* runs per case; the worst verdict counts */
     int strict;                /* QualityWarning fails */
     const char *dump_dir;      /* NULL: no dumps */
+    bool dump_all;             /* dump every case, not only those that are not ok */
     const q4h_override *overrides;
     int n_overrides;
     const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
@@ -50,6 +51,11 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
  * *ctx may be destroyed and recreated after a lost device or a timeout. */
 void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
                   q4_result *r);
+/* The same on given inputs (NULL: generated from the case and its seed), as a
+ * replay of a dump runs them. Returns Q4_OK, or the status with which preparing the
+ * case failed (Q4_ERR_ARG: the inputs are outside the contract; r says why). */
+q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
+                          const q4_inputs *given, q4_result *r);
 
 /* A result for case c that is not yet judged (q4_result_init) with its name, op,
  * family and repro line filled in: where every verdict of a case starts. */

@@ -8,8 +8,8 @@ static const char *const kernels[] = { "fused_ce", "fused_ce_loss", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "logits", 'f', in->logits, c->r, c->v };
-    t[1] = (q4h_tensor){ "labels", 'i', in->labels, 1, c->r };
+    t[0] = (q4h_tensor){ "logits", 'f', in->logits, c->r, c->v, 2 };
+    t[1] = (q4h_tensor){ "labels", 'i', in->labels, 1, c->r, 1 };
     return 2;
 }
 

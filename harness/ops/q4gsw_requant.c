@@ -11,8 +11,8 @@ static const char *const kernels[] = { "q4gsw_requant_w4x8", "q4gsw_requant_flat
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "latent", 'f', in->latent, c->n, c->k };
-    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n };
+    t[0] = (q4h_tensor){ "latent", 'f', in->latent, c->n, c->k, 2 };
+    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, 2 };
     return 2;
 }
 
@@ -84,8 +84,12 @@ static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *con
     }
     if (st == Q4_OK)
         st = q4ref_unpack_flat(packed, c->n, c->k, flat->got_code, err);
-    free(words);
-    free(packed);
+    /* Kept as the GPU wrote them, for dumps (padding words included); a repeat
+     * replaces the previous run's. */
+    free(w->raw);
+    free(flat->raw);
+    w->raw = words, w->raw_bytes = sizes[0], w->raw_dtype = 'u';
+    flat->raw = packed, flat->raw_bytes = sizes[1], flat->raw_dtype = 'b';
     return st;
 }
 

@@ -1,0 +1,499 @@
+/* case_json.c: case.json of a dump, written and parsed with json-c.
+ *
+ * Numbers that are not finite (a margin of a NaN result is infinite) are written
+ * as null, as in the JSON report, and read back as NAN; doubles are written with
+ * 17 significant digits, so every fp32 parameter and fp64 margin reads back
+ * exactly. The parser checks the type of every key it reads and names the key in
+ * its message; keys it does not know are ignored (a newer minor addition). */
+#include "case_json.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "q4case.h"
+
+#ifndef Q4CTS_VERSION
+#define Q4CTS_VERSION "0"
+#endif
+
+/* ---- writing ---- */
+
+static json_object *num(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *index_or_null(int64_t i)
+{
+    return i >= 0 ? json_object_new_int64(i) : NULL;
+}
+
+static json_object *shape_array(int ndim, const int64_t *shape)
+{
+    json_object *a = json_object_new_array();
+    for (int i = 0; i < ndim; i++)
+        json_object_array_add(a, json_object_new_int64(shape[i]));
+    return a;
+}
+
+static void add(json_object *o, const char *key, json_object *v)
+{
+    json_object_object_add(o, key, v);
+}
+
+static void add_str(json_object *o, const char *key, const char *s, size_t max)
+{
+    add(o, key, json_object_new_string_len(s, (int)strnlen(s, max)));
+}
+
+static json_object *file_name(const char *name, const char *part)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s%s%s.npy", name, part[0] ? "." : "", part);
+    return json_object_new_string(buf);
+}
+
+static json_object *output_json(const q4h_dump_output *o)
+{
+    json_object *j = json_object_new_object(), *files = json_object_new_object();
+    add_str(j, "name", o->name, sizeof o->name);
+    add(j, "kind", json_object_new_string(o->code ? "code" : "real"));
+    add(j, "shape", shape_array(o->ndim, o->shape));
+    json_object *dims = json_object_new_array();
+    for (int i = 2 - o->ndim; i < 2; i++)
+        json_object_array_add(dims, json_object_new_string(o->dims[i]));
+    add(j, "dims", dims);
+    add(files, o->code ? "code" : "value", file_name(o->name, o->code ? "code" : "value"));
+    add(files, o->code ? "alt" : "bound", file_name(o->name, o->code ? "alt" : "bound"));
+    if (o->has_got)
+        add(files, "got", file_name(o->name, "got"));
+    add(j, "files", files);
+    add(j, "got", json_object_new_boolean(o->has_got));
+    if (o->raw_descr[0]) {
+        json_object *raw = json_object_new_object();
+        add(raw, "file", file_name(o->name, "raw"));
+        add(raw, "dtype", json_object_new_string(o->raw_descr));
+        add(raw, "shape", shape_array(1, &o->raw_count));
+        add(j, "raw", raw);
+    }
+    add(j, "guard_ok", json_object_new_boolean(o->guard_ok));
+    add(j, "guard_bad_at", index_or_null(o->guard_bad_at));
+    add(j, "padding_ok", json_object_new_boolean(o->padding_ok));
+    add(j, "padding_bad_at", index_or_null(o->padding_bad_at));
+    add(j, "margin", num(o->margin));
+    return j;
+}
+
+static json_object *result_json(const q4_result *r, bool strict)
+{
+    json_object *j = json_object_new_object();
+    add(j, "verdict", json_object_new_string(q4_verdict_name(r->verdict)));
+    add(j, "ok", json_object_new_boolean(q4_verdict_ok(r->verdict, strict)));
+    add(j, "worst_margin", num(r->worst_margin));
+    add(j, "worst_err", num(r->worst_err));
+    add(j, "got", num(r->got));
+    add(j, "expected", num(r->expected));
+    add(j, "bound", num(r->bound));
+    add_str(j, "output", r->output, sizeof r->output);
+    add(j, "index", index_or_null(r->index));
+    add_str(j, "where", r->where, sizeof r->where);
+    add(j, "elements", json_object_new_int64(r->elements));
+    add(j, "gpu_ms", num(r->gpu_ms >= 0 ? r->gpu_ms : NAN));
+    add_str(j, "message", r->message, sizeof r->message);
+    add_str(j, "repro", r->repro, sizeof r->repro);
+    return j;
+}
+
+q4_status q4h_case_json_write(const char *path, const q4h_dump_meta *m, q4_error *err)
+{
+    json_object *root = json_object_new_object();
+    add(root, "format", json_object_new_int(Q4H_DUMP_FORMAT));
+    add(root, "q4cts_version", json_object_new_string(Q4CTS_VERSION));
+    add_str(root, "name", m->name, sizeof m->name);
+    add_str(root, "op", m->op, sizeof m->op);
+    add_str(root, "family", m->family, sizeof m->family);
+    add(root, "seed", json_object_new_uint64(m->seed));
+    json_object *params = json_object_new_object();
+    for (int i = 0; i < m->n_params; i++) {
+        const q4h_dump_param *p = &m->params[i];
+        add(params, p->key, p->integer ? json_object_new_int64((int64_t)p->value) : num(p->value));
+    }
+    add(root, "params", params);
+    json_object *inputs = json_object_new_array();
+    for (int i = 0; i < m->n_inputs; i++) {
+        const q4h_dump_array *a = &m->inputs[i];
+        json_object *j = json_object_new_object();
+        add_str(j, "name", a->name, sizeof a->name);
+        add(j, "file", file_name(a->name, ""));
+        add(j, "dtype", json_object_new_string(a->descr));
+        add(j, "shape", shape_array(a->ndim, a->shape));
+        json_object_array_add(inputs, j);
+    }
+    add(root, "inputs", inputs);
+    json_object *outputs = json_object_new_array();
+    for (int i = 0; i < m->n_outputs; i++)
+        json_object_array_add(outputs, output_json(&m->outputs[i]));
+    add(root, "outputs", outputs);
+    json_object *dev = json_object_new_object();
+    add_str(dev, "name", m->device, sizeof m->device);
+    add_str(dev, "type", m->device_type, sizeof m->device_type);
+    add_str(dev, "uuid", m->uuid, sizeof m->uuid);
+    add_str(dev, "driver", m->driver, sizeof m->driver);
+    add_str(dev, "driver_version", m->driver_version, sizeof m->driver_version);
+    add_str(dev, "driver_info", m->driver_info, sizeof m->driver_info);
+    add_str(dev, "vulkan", m->vulkan, sizeof m->vulkan);
+    add(root, "device", dev);
+    json_object *kernels = json_object_new_array();
+    for (int i = 0; i < m->n_kernels; i++) {
+        json_object *k = json_object_new_object();
+        add_str(k, "kernel", m->kernels[i][0], sizeof m->kernels[i][0]);
+        add_str(k, "file", m->kernels[i][1], sizeof m->kernels[i][1]);
+        json_object_array_add(kernels, k);
+    }
+    add(root, "kernels", kernels);
+    add(root, "strict", json_object_new_boolean(m->strict));
+    add(root, "result", result_json(&m->result, m->strict));
+
+    const char *text = json_object_to_json_string_ext(
+        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+    q4_status st = Q4_OK;
+    FILE *f = text ? fopen(path, "w") : NULL;
+    if (!text)
+        st = q4_fail(err, Q4_ERR_NOMEM, "out of memory writing %s", path);
+    else if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)
+        st = q4_fail(err, Q4_ERR_IO, "cannot write %s", path);
+    else
+        f = NULL;
+    if (f)
+        fclose(f);
+    json_object_put(root);
+    return st;
+}
+
+/* ---- parsing ---- */
+
+typedef struct parser {
+    const char *what;
+    q4_error *err;
+    q4_status st;
+} parser;
+
+/* Records the first problem only: later ones follow from it. */
+static void bad(parser *p, const char *where, const char *key, const char *expected)
+{
+    if (p->st == Q4_OK)
+        p->st = q4_fail(p->err, Q4_ERR_ARG, "%s: %s%s%s must be %s", p->what, where,
+                        where[0] ? "." : "", key, expected);
+}
+
+/* The member key of o; NULL (and a problem unless optional) when missing. */
+static json_object *member(parser *p, json_object *o, const char *where, const char *key,
+                           json_type type, bool optional, const char *expected)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !v) {
+        if (!optional)
+            bad(p, where, key, expected);
+        return NULL;
+    }
+    if (!json_object_is_type(v, type) &&
+        !(type == json_type_double && json_object_is_type(v, json_type_int))) {
+        bad(p, where, key, expected);
+        return NULL;
+    }
+    return v;
+}
+
+static void get_str(parser *p, json_object *o, const char *where, const char *key, char *buf,
+                    size_t size, bool optional)
+{
+    json_object *v = member(p, o, where, key, json_type_string, optional, "a string");
+    if (!v)
+        return;
+    int len = json_object_get_string_len(v);
+    const char *s = json_object_get_string(v);
+    if ((size_t)len >= size || memchr(s, '\0', (size_t)len))
+        bad(p, where, key, "a shorter string without NUL characters");
+    else
+        memcpy(buf, s, (size_t)len + 1);
+}
+
+/* A number or null (NAN); a missing key reads as NAN too. */
+static double get_num(parser *p, json_object *o, const char *where, const char *key)
+{
+    json_object *v = NULL;
+    if (!json_object_object_get_ex(o, key, &v) || !v)
+        return NAN;
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
+        bad(p, where, key, "a number or null");
+        return NAN;
+    }
+    return json_object_get_double(v);
+}
+
+/* An integer in [lo, hi], or -1 for null when nullable. */
+static int64_t get_int(parser *p, json_object *o, const char *where, const char *key,
+                       int64_t lo, int64_t hi, bool nullable)
+{
+    json_object *v = NULL;
+    char expected[96];
+    snprintf(expected, sizeof expected, "an integer from %lld to %lld%s", (long long)lo,
+             (long long)hi, nullable ? " or null" : "");
+    bool present = json_object_object_get_ex(o, key, &v);
+    if (present && !v && nullable)
+        return -1;
+    if (!v || !json_object_is_type(v, json_type_int)) {
+        bad(p, where, key, expected);
+        return lo;
+    }
+    errno = 0;
+    int64_t x = json_object_get_int64(v);
+    if (errno || x < lo || x > hi) {
+        bad(p, where, key, expected);
+        return lo;
+    }
+    return x;
+}
+
+static bool get_bool(parser *p, json_object *o, const char *where, const char *key)
+{
+    json_object *v = member(p, o, where, key, json_type_boolean, false, "true or false");
+    return v && json_object_get_boolean(v);
+}
+
+/* A tensor name is a file name part: letters, digits and '_' only, so that no name
+ * reaches outside the dump's folder. */
+static void check_name(parser *p, const char *where, const char *name)
+{
+    if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                 "0123456789_") != strlen(name))
+        bad(p, where, "name", "letters, digits and '_' (it names a file)");
+}
+
+static int get_shape(parser *p, json_object *o, const char *where, const char *key,
+                     int64_t *shape, int max_dims)
+{
+    json_object *a = member(p, o, where, key, json_type_array, false, "an array of sizes");
+    if (!a)
+        return 0;
+    size_t n = json_object_array_length(a);
+    if (n > (size_t)max_dims) {
+        char expected[64];
+        snprintf(expected, sizeof expected, "at most %d sizes", max_dims);
+        bad(p, where, key, expected);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(a, i);
+        errno = 0;
+        if (!v || !json_object_is_type(v, json_type_int) ||
+            (shape[i] = json_object_get_int64(v)) < 0 || errno) {
+            bad(p, where, key, "an array of non-negative integers");
+            return 0;
+        }
+    }
+    return (int)n;
+}
+
+static void get_descr(parser *p, json_object *o, const char *where, const char *key, char *descr)
+{
+    char buf[8] = "";
+    get_str(p, o, where, key, buf, sizeof buf, false);
+    if (p->st == Q4_OK && !q4h_npy_elem(buf))
+        bad(p, where, key, "one of <f4, <f8, <i4, <u4, |u1");
+    else
+        memcpy(descr, buf, 4);
+}
+
+static void parse_output(parser *p, json_object *j, const char *where, q4h_dump_output *o)
+{
+    char kind[8] = "";
+    get_str(p, j, where, "name", o->name, sizeof o->name, false);
+    check_name(p, where, o->name);
+    get_str(p, j, where, "kind", kind, sizeof kind, false);
+    if (p->st == Q4_OK && strcmp(kind, "real") && strcmp(kind, "code"))
+        bad(p, where, "kind", "\"real\" or \"code\"");
+    o->code = !strcmp(kind, "code");
+    o->ndim = get_shape(p, j, where, "shape", o->shape, 2);
+    json_object *dims = member(p, j, where, "dims", json_type_array, false, "an array of names");
+    if (dims && json_object_array_length(dims) != (size_t)o->ndim)
+        bad(p, where, "dims", "one name per dimension of shape");
+    snprintf(o->dims[0], sizeof o->dims[0], "-");
+    snprintf(o->dims[1], sizeof o->dims[1], "-");
+    for (int i = 0; p->st == Q4_OK && i < o->ndim; i++) {
+        json_object *v = json_object_array_get_idx(dims, (size_t)i);
+        const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+        if (!s || !s[0] || strlen(s) >= sizeof o->dims[0])
+            bad(p, where, "dims", "an array of short names");
+        else
+            snprintf(o->dims[2 - o->ndim + i], sizeof o->dims[0], "%s", s);
+    }
+    o->has_got = get_bool(p, j, where, "got");
+    o->guard_ok = get_bool(p, j, where, "guard_ok");
+    o->padding_ok = get_bool(p, j, where, "padding_ok");
+    o->guard_bad_at = get_int(p, j, where, "guard_bad_at", 0, INT64_MAX, true);
+    o->padding_bad_at = get_int(p, j, where, "padding_bad_at", 0, INT64_MAX, true);
+    o->margin = get_num(p, j, where, "margin");
+    json_object *raw = member(p, j, where, "raw", json_type_object, true, "an object");
+    if (raw) {
+        char raw_where[64];
+        snprintf(raw_where, sizeof raw_where, "%s.raw", where);
+        get_descr(p, raw, raw_where, "dtype", o->raw_descr);
+        if (get_shape(p, raw, raw_where, "shape", &o->raw_count, 1) != 1)
+            bad(p, raw_where, "shape", "one size");
+    }
+}
+
+static void parse_result(parser *p, json_object *j, q4_result *r)
+{
+    char verdict[32] = "";
+    q4_result_init(r);
+    get_str(p, j, "result", "verdict", verdict, sizeof verdict, false);
+    if (p->st == Q4_OK && !q4_verdict_parse(verdict, &r->verdict))
+        bad(p, "result", "verdict", "a verdict name (Pass, Fail, QualityWarning, ...)");
+    r->worst_margin = get_num(p, j, "result", "worst_margin");
+    r->worst_err = get_num(p, j, "result", "worst_err");
+    r->got = get_num(p, j, "result", "got");
+    r->expected = get_num(p, j, "result", "expected");
+    r->bound = get_num(p, j, "result", "bound");
+    get_str(p, j, "result", "output", r->output, sizeof r->output, true);
+    get_str(p, j, "result", "where", r->where, sizeof r->where, true);
+    get_str(p, j, "result", "message", r->message, sizeof r->message, true);
+    get_str(p, j, "result", "repro", r->repro, sizeof r->repro, true);
+}
+
+static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
+{
+    m->format = (int)get_int(p, root, "", "format", 1, Q4H_DUMP_FORMAT, false);
+    get_str(p, root, "", "name", m->name, sizeof m->name, false);
+    get_str(p, root, "", "op", m->op, sizeof m->op, false);
+    get_str(p, root, "", "family", m->family, sizeof m->family, true);
+    json_object *seed = member(p, root, "", "seed", json_type_int, false,
+                               "an integer from 0 to 2^64-1");
+    if (seed) {
+        /* json-c keeps integers above INT64_MAX as unsigned; negative ones are refused. */
+        if (json_object_get_int64(seed) < 0)
+            bad(p, "", "seed", "an integer from 0 to 2^64-1");
+        m->seed = json_object_get_uint64(seed);
+    }
+    json_object *params = member(p, root, "", "params", json_type_object, false, "an object");
+    if (params) {
+        json_object_object_foreach(params, key, v) {
+            if (p->st != Q4_OK)
+                break;
+            if (m->n_params == Q4H_DUMP_MAX_PARAMS || strlen(key) >= sizeof m->params[0].key) {
+                bad(p, "", "params", "at most 24 numbers with short names");
+                break;
+            }
+            q4h_dump_param *d = &m->params[m->n_params++];
+            snprintf(d->key, sizeof d->key, "%s", key);
+            d->integer = v && json_object_is_type(v, json_type_int);
+            d->value = get_num(p, params, "params", key);
+        }
+    }
+    json_object *inputs = member(p, root, "", "inputs", json_type_array, false, "an array");
+    size_t n = inputs ? json_object_array_length(inputs) : 0;
+    if (n > Q4H_MAX_TENSORS)
+        bad(p, "", "inputs", "an array of at most 8 tensors");
+    for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
+        char where[32];
+        snprintf(where, sizeof where, "inputs[%zu]", i);
+        json_object *j = json_object_array_get_idx(inputs, i);
+        q4h_dump_array *a = &m->inputs[m->n_inputs++];
+        if (!json_object_is_type(j, json_type_object)) {
+            bad(p, "inputs", "", "an array of objects");
+            break;
+        }
+        get_str(p, j, where, "name", a->name, sizeof a->name, false);
+        check_name(p, where, a->name);
+        get_descr(p, j, where, "dtype", a->descr);
+        a->ndim = get_shape(p, j, where, "shape", a->shape, Q4H_NPY_MAX_DIMS);
+    }
+    json_object *outputs = member(p, root, "", "outputs", json_type_array, false, "an array");
+    n = outputs ? json_object_array_length(outputs) : 0;
+    if (n > Q4H_MAX_OUTPUTS)
+        bad(p, "", "outputs", "an array of at most 4 outputs");
+    for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
+        char where[32];
+        snprintf(where, sizeof where, "outputs[%zu]", i);
+        json_object *j = json_object_array_get_idx(outputs, i);
+        if (!json_object_is_type(j, json_type_object)) {
+            bad(p, "outputs", "", "an array of objects");
+            break;
+        }
+        parse_output(p, j, where, &m->outputs[m->n_outputs++]);
+    }
+    json_object *dev = member(p, root, "", "device", json_type_object, true, "an object");
+    if (dev) {
+        get_str(p, dev, "device", "name", m->device, sizeof m->device, true);
+        get_str(p, dev, "device", "type", m->device_type, sizeof m->device_type, true);
+        get_str(p, dev, "device", "uuid", m->uuid, sizeof m->uuid, true);
+        get_str(p, dev, "device", "driver", m->driver, sizeof m->driver, true);
+        get_str(p, dev, "device", "driver_version", m->driver_version, sizeof m->driver_version,
+                true);
+        get_str(p, dev, "device", "driver_info", m->driver_info, sizeof m->driver_info, true);
+        get_str(p, dev, "device", "vulkan", m->vulkan, sizeof m->vulkan, true);
+    }
+    json_object *kernels = member(p, root, "", "kernels", json_type_array, true, "an array");
+    n = kernels ? json_object_array_length(kernels) : 0;
+    if (n > Q4H_DUMP_MAX_KERNELS)
+        bad(p, "", "kernels", "an array of at most 8 replacements");
+    for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
+        json_object *k = json_object_array_get_idx(kernels, i);
+        if (!json_object_is_type(k, json_type_object)) {
+            bad(p, "kernels", "", "an array of objects");
+            break;
+        }
+        get_str(p, k, "kernels", "kernel", m->kernels[i][0], sizeof m->kernels[i][0], false);
+        get_str(p, k, "kernels", "file", m->kernels[i][1], sizeof m->kernels[i][1], false);
+        m->n_kernels++;
+    }
+    json_object *strict = member(p, root, "", "strict", json_type_boolean, true, "true or false");
+    m->strict = strict && json_object_get_boolean(strict);
+    json_object *result = member(p, root, "", "result", json_type_object, false, "an object");
+    if (result)
+        parse_result(p, result, &m->result);
+}
+
+q4_status q4h_case_json_parse(const char *buf, size_t size, const char *what, q4h_dump_meta *m,
+                              q4_error *err)
+{
+    *m = (q4h_dump_meta){ 0 };
+    if (size > INT32_MAX || memchr(buf, '\0', size))
+        return q4_fail(err, Q4_ERR_ARG, "%s is not JSON text (it holds a NUL byte or is over "
+                       "2 GiB)", what);
+    json_tokener *tok = json_tokener_new();
+    if (!tok)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory parsing %s", what);
+    json_object *root = json_tokener_parse_ex(tok, buf, (int)size);
+    enum json_tokener_error jerr = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    q4_status st = Q4_OK;
+    if (!root || jerr != json_tokener_success) {
+        st = q4_fail(err, Q4_ERR_ARG, "%s is not valid JSON: %s", what,
+                     jerr == json_tokener_continue ? "it ends in the middle of a value"
+                                                   : json_tokener_error_desc(jerr));
+    } else if (end < size && strspn(buf + end, " \t\r\n") != size - end) {
+        st = q4_fail(err, Q4_ERR_ARG, "%s is not valid JSON: text follows the object", what);
+    } else if (!json_object_is_type(root, json_type_object)) {
+        st = q4_fail(err, Q4_ERR_ARG, "%s must hold a JSON object", what);
+    } else {
+        parser p = { what, err, Q4_OK };
+        parse_root(&p, root, m);
+        st = p.st;
+    }
+    json_object_put(root);
+    return st;
+}
+
+const q4h_dump_param *q4h_dump_param_find(const q4h_dump_meta *m, const char *key)
+{
+    for (int i = 0; i < m->n_params; i++)
+        if (!strcmp(m->params[i].key, key))
+            return &m->params[i];
+    return NULL;
+}

@@ -1,0 +1,284 @@
+/* replay.c: `q4cts replay DIR [--rerun]`, a dumped case judged again.
+ *
+ * Without --rerun the judge sees exactly what the dump holds (truth, bounds, GPU
+ * results, the guard and padding findings), so the verdict and margins must come
+ * out as dumped: a check that the dump is whole, and a way to look at a failure on
+ * a machine without the GPU. With --rerun the dumped inputs and op parameters (a
+ * user may have edited them) run through the same path as `q4cts run`: the
+ * reference's truth, the launcher on this machine's device, the judge.
+ * A dump is untrusted input: every file is checked against case.json and the op,
+ * and any problem is one sentence and exit 2. */
+#include "replay.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_json.h"
+#include "dump.h"
+#include "files.h"
+#include "judge.h"
+#include "npy.h"
+#include "outputs.h"
+#include "overrides.h"
+#include "q4report.h"
+
+#define EXIT_USAGE 2
+
+static void shape_text(int ndim, const int64_t *shape, char *buf, size_t size)
+{
+    size_t len = (size_t)snprintf(buf, size, "(");
+    for (int i = 0; i < ndim && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "",
+                                (long long)shape[i]);
+    if (len < size)
+        snprintf(buf + len, size - len, "%s)", ndim == 1 ? "," : "");
+}
+
+/* Reads DIR/<name>[.part].npy into dst, which holds exactly the array case.json
+ * and the op expect: its dtype and shape must match. */
+static q4_status load(const char *dir, const char *name, const char *part, const char *descr,
+                      int ndim, const int64_t *shape, void *dst, q4_error *err)
+{
+    char path[1200], got[96], want[96];
+    size_t size;
+    snprintf(path, sizeof path, "%s/%s%s%s.npy", dir, name, part[0] ? "." : "", part);
+    char *buf = q4h_read_file(path, &size);
+    if (!buf)
+        return q4_fail(err, Q4_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    q4h_npy a;
+    q4_status st = q4h_npy_parse(buf, size, path, &a, err);
+    bool same = st == Q4_OK && a.ndim == ndim;
+    for (int i = 0; same && i < ndim; i++)
+        same = a.shape[i] == shape[i];
+    if (st == Q4_OK && strcmp(a.descr, descr)) {
+        st = q4_fail(err, Q4_ERR_ARG, "%s holds dtype %s; expected %s", path, a.descr, descr);
+    } else if (st == Q4_OK && !same) {
+        shape_text(a.ndim, a.shape, got, sizeof got);
+        shape_text(ndim, shape, want, sizeof want);
+        st = q4_fail(err, Q4_ERR_ARG, "%s has shape %s; expected %s", path, got, want);
+    } else if (st == Q4_OK) {
+        memcpy(dst, a.data, (size_t)a.count * a.elem);
+    }
+    free(buf);
+    return st;
+}
+
+/* The outputs as dumped: truth, bounds, GPU results and the guard/padding findings. */
+static q4_status load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outputs *out,
+                              q4_error *err)
+{
+    q4_status st = Q4_OK;
+    for (int k = 0; k < m->n_outputs && st == Q4_OK; k++) {
+        const q4h_dump_output *d = &m->outputs[k];
+        int64_t rows = d->ndim == 2 ? d->shape[0] : 1, cols = d->ndim ? d->shape[d->ndim - 1] : 1;
+        q4h_output *o;
+        if (!d->has_got)
+            return q4_fail(err, Q4_ERR_ARG, "%s holds no GPU result for output %s (the case "
+                           "ended in %s before it was read back); replay --rerun runs it again",
+                           dir, d->name, q4_verdict_name(m->result.verdict));
+        st = d->code ? q4h_code_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err)
+                     : q4h_real_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err);
+        if (st != Q4_OK)
+            break;
+        o->ndim = d->ndim;
+        o->guard_ok = d->guard_ok;
+        o->guard_bad_at = d->guard_bad_at;
+        o->padding_ok = d->padding_ok;
+        o->padding_bad_at = d->padding_bad_at;
+        if (d->code) {
+            st = load(dir, d->name, "code", "|u1", d->ndim, d->shape, o->code, err);
+            if (st == Q4_OK)
+                st = load(dir, d->name, "alt", "|u1", d->ndim, d->shape, o->alt, err);
+            if (st == Q4_OK)
+                st = load(dir, d->name, "got", "|u1", d->ndim, d->shape, o->got_code, err);
+        } else {
+            st = load(dir, d->name, "value", "<f8", d->ndim, d->shape, o->value, err);
+            if (st == Q4_OK)
+                st = load(dir, d->name, "bound", "<f8", d->ndim, d->shape, o->bound, err);
+            if (st == Q4_OK)
+                st = load(dir, d->name, "got", "<f4", d->ndim, d->shape, o->got, err);
+        }
+    }
+    return st;
+}
+
+/* The inputs of the case, with every tensor the op uploads read from the dump and
+ * the scalar parameters from case.json. */
+static q4_status load_inputs(const char *dir, const q4h_dump_meta *m, const q4h_op *op,
+                             const q4_case *c, q4_inputs *in, q4_error *err)
+{
+    q4h_tensor t[Q4H_MAX_TENSORS];
+    q4_status st = q4_case_inputs(c, in, err); /* allocates every buffer at its size */
+    int n = st == Q4_OK ? op->inputs(c, in, t) : 0;
+    for (int i = 0; i < n && st == Q4_OK; i++) {
+        const char *descr = t[i].dtype == 'f' ? "<f4" : t[i].dtype == 'i' ? "<i4"
+                          : t[i].dtype == 'u' ? "<u4" : "|u1";
+        int64_t shape[2] = { t[i].rows, t[i].cols };
+        int ndim = t[i].ndim == 1 ? 1 : 2;
+        st = load(dir, t[i].name, "", descr, ndim, ndim == 1 ? shape + 1 : shape,
+                  (void *)t[i].data, err);
+    }
+    if (st == Q4_OK)
+        st = q4h_dump_params_apply(m, c, in, err);
+    return st;
+}
+
+/* case.json holds a margin that is not finite as null (read back as NAN). */
+static bool same_number(double a, double b)
+{
+    return a == b || (!isfinite(a) && !isfinite(b));
+}
+
+/* Per output: its worst margin now and as dumped. */
+static void print_outputs(const q4h_outputs *out, const q4h_dump_meta *m)
+{
+    for (int k = 0; k < out->n; k++) {
+        q4h_outputs one = { .n = 1, .o = { out->o[k] } };
+        q4_result r;
+        q4_result_init(&r);
+        q4h_judge(&one, &r);
+        double dumped = k < m->n_outputs ? m->outputs[k].margin : NAN;
+        printf("  output %-10s margin %-10.3g (dumped %.3g)\n", out->o[k].name, r.worst_margin,
+               dumped);
+    }
+}
+
+static q4_status reports_write(const q4h_cli *cli, const q4h_dump_meta *m, const q4_result *r,
+                               q4_error *err)
+{
+    q4_prop props[] = { { "replay", cli->operand }, { "rerun", cli->rerun ? "yes" : "no" },
+                        { "dumped.device", m->device }, { "dumped.driver", m->driver } };
+    size_t n = sizeof props / sizeof props[0];
+    q4_junit *junit = NULL;
+    q4_json *json = NULL;
+    q4_status st = Q4_OK;
+    if (cli->junit && (st = q4_junit_open(cli->junit, "q4cts", props, n, &junit, err)) == Q4_OK) {
+        q4_junit_set_strict(junit, cli->strict);
+        st = q4_junit_add(junit, r, err);
+        q4_status closed = q4_junit_close(junit, err);
+        st = st != Q4_OK ? st : closed;
+    }
+    if (st == Q4_OK && cli->json && (st = q4_json_open(cli->json, props, n, &json, err)) == Q4_OK) {
+        q4_json_set_strict(json, cli->strict);
+        st = q4_json_add(json, r, err);
+        q4_status closed = q4_json_close(json, err);
+        st = st != Q4_OK ? st : closed;
+    }
+    return st;
+}
+
+/* --rerun: the dumped inputs through `q4cts run`'s path on this machine's device. */
+static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta *m, const q4h_op *op,
+                 const q4_case *c, q4_result *r, q4_error *err)
+{
+    q4_inputs in = { 0 };
+    q4h_override *overrides = NULL;
+    q4vk_context *ctx = NULL;
+    q4_status st = load_inputs(dir, m, op, c, &in, err);
+    if (st == Q4_OK)
+        st = q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, err);
+    q4h_run_options opt = {
+        .vk = { .device = cli->device, .validation = cli->validation != 0,
+                .timeout_ms = (uint64_t)(cli->timeout_s * 1000) },
+        .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
+        .dump_all = cli->dump_all != 0, .overrides = overrides,
+        .n_overrides = (int)cli->n_kernels,
+    };
+    if (st == Q4_OK)
+        st = q4h_open_device(&opt, false, &ctx, err);
+    if (st == Q4_OK) {
+        const q4vk_device_info *info = q4vk_info(ctx);
+        printf("device: %s (%s), driver %s %s\n", info->name, info->type, info->driver_name,
+               info->driver_info);
+        if (m->n_kernels && !cli->n_kernels)
+            printf("note: the dump was made with --kernel %s=%s; this rerun runs the built-in "
+                   "kernels (give --kernel to run that one)\n", m->kernels[0][0], m->kernels[0][1]);
+        st = q4h_run_case_on(&opt, &ctx, c, &in, r);
+        /* The dumped inputs, not the generator's: the replay is the reproduction. */
+        size_t len = (size_t)snprintf(r->repro, sizeof r->repro, "q4cts replay %s --rerun", dir);
+        for (size_t i = 0; i < cli->n_kernels && len < sizeof r->repro; i++)
+            len += (size_t)snprintf(r->repro + len, sizeof r->repro - len, " --kernel %s",
+                                    cli->kernel_args[i]);
+        const char *prefix = "preparing the case failed: ", *why = r->message;
+        if (!strncmp(why, prefix, strlen(prefix)))
+            why += strlen(prefix);
+        if (st != Q4_OK) /* the inputs or parameters broke the contract: a user error */
+            q4_fail(err, st, "%s: the dumped inputs cannot run: %s", dir, why);
+    }
+    if (ctx)
+        q4vk_destroy(ctx);
+    q4h_overrides_free(overrides, cli->n_kernels);
+    q4_inputs_free(&in);
+    return st;
+}
+
+int q4h_replay(const q4h_cli *cli)
+{
+    const char *dir = cli->operand;
+    char path[1100];
+    size_t size;
+    q4_error err = { 0 };
+    q4h_dump_meta *m = calloc(1, sizeof *m);
+    q4h_outputs out = { 0 };
+    q4_case c;
+    q4_result r;
+    q4_status st = m ? Q4_OK : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
+    int rc = EXIT_USAGE;
+
+    snprintf(path, sizeof path, "%s/case.json", dir);
+    char *text = m ? q4h_read_file(path, &size) : NULL;
+    if (st == Q4_OK && !text)
+        st = q4_fail(&err, Q4_ERR_IO, "cannot read %s: %s (replay takes the folder of one "
+                     "case, DIR/<case name> of --dump-dir)", path, strerror(errno));
+    if (st == Q4_OK)
+        st = q4h_case_json_parse(text, size, path, m, &err);
+    q4_error why = { 0 };
+    if (st == Q4_OK && q4_case_parse(m->name, m->seed, &c, &why) != Q4_OK)
+        st = q4_fail(&err, Q4_ERR_ARG, "%s: name: %s", path, why.msg);
+    const q4h_op *op = st == Q4_OK ? q4h_op_find(c.op) : NULL;
+    if (st == Q4_OK && (!op || strcmp(m->op, c.op)))
+        st = q4_fail(&err, Q4_ERR_ARG, "%s: op is '%s' but the case %s is of op %s", path, m->op,
+                     m->name, c.op);
+    if (st == Q4_OK) {
+        q4h_run_options opt = { .strict = cli->strict };
+        printf("replay: %s (seed %llu) from %s\n", m->name, (unsigned long long)m->seed, dir);
+        printf("dumped: %s, worst margin %.3g, on %s (driver %s %s)\n",
+               q4_verdict_name(m->result.verdict), m->result.worst_margin,
+               m->device[0] ? m->device : "an unknown device", m->driver, m->driver_info);
+        if (cli->rerun) {
+            st = rerun(cli, dir, m, op, &c, &r, &err);
+        } else {
+            q4h_result_start(&opt, &c, &r);
+            snprintf(r.repro, sizeof r.repro, "q4cts replay %s", dir);
+            st = load_outputs(dir, m, &out, &err);
+            if (st == Q4_OK)
+                q4h_judge(&out, &r);
+        }
+    }
+    if (st == Q4_OK) {
+        q4_console *con = q4_console_new(stdout, 1, cli->strict);
+        q4_console_set_live(con, 0);
+        q4_console_result(con, &r);
+        q4_console_free(con);
+        if (!cli->rerun) {
+            print_outputs(&out, m);
+            bool same = r.verdict == m->result.verdict &&
+                        same_number(r.worst_margin, m->result.worst_margin);
+            printf("%s\n", same ? "replay: the same verdict and margins as dumped"
+                                : "replay: the verdict or margin differs from the dump");
+        }
+        st = reports_write(cli, m, &r, &err);
+        rc = q4_verdict_ok(r.verdict, cli->strict) ? 0 : 1;
+    }
+    if (st != Q4_OK) {
+        fprintf(stderr, "q4cts: %s\n", err.msg);
+        rc = EXIT_USAGE;
+    }
+    q4h_outputs_free(&out);
+    free(text);
+    free(m);
+    return rc;
+}

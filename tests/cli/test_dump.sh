@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# test_dump.sh: dumps (--dump-dir, --dump) and `q4cts replay` as a user meets them.
+#   usage: test_dump.sh Q4CTS WORK_DIR MUTATION_SPV_DIR PYTHON3
+# Usage errors first (no device needed), then on the default device: a passing case
+# dumped with --dump all replays to the same verdict and margins and loads in numpy
+# with the shapes SPEC gives; a case failing under a mutant kernel replays to Fail
+# and reruns to Pass on the built-in kernel; corrupted dumps exit 2 with one sentence.
+# Exit 77 if no device.
+set -uo pipefail
+q4cts=$1 work=$2 mutations=$3 python=$4
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0 checks=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+# expect STATUS PATTERN -- command...: exit status and a line of stdout+stderr matching PATTERN.
+expect() {
+  local want=$1 pattern=$2; shift 3
+  checks=$((checks + 1))
+  "$@" >out.txt 2>&1
+  local got=$?
+  [ "$got" -eq "$want" ] || { fail "$* exited $got, expected $want"; sed 's/^/    /' out.txt | tail -20; return; }
+  grep -qE -- "$pattern" out.txt || { fail "$*: no line matches '$pattern'"; sed 's/^/    /' out.txt | tail -20; }
+}
+# py CODE: a numpy check; its assertion message is the failure.
+py() {
+  checks=$((checks + 1))
+  "$python" -c "import json, numpy as np
+$1" >py.txt 2>&1 || { fail "numpy check: $(tail -1 py.txt)"; }
+}
+
+expect 2 "--dump expects all or failing, got 'some'" -- "$q4cts" run --dump some --dump-dir d
+expect 2 '--dump all needs --dump-dir' -- "$q4cts" run --dump all
+expect 2 'replay needs the folder of one dumped case' -- "$q4cts" replay
+expect 2 "unexpected argument 'two'" -- "$q4cts" replay one two
+expect 2 'cannot read nodump/case.json' -- "$q4cts" replay nodump
+
+if ! "$q4cts" devices >devices.txt 2>&1; then
+  echo "no Vulkan device found: $(cat devices.txt)"; exit 77
+fi
+
+# ---- a passing case of every op, dumped with --dump all ----
+linear=q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1        # a one-row x and y stay 2-D
+requant=q4cts.q4gsw_requant.clamp_edges.n12_k128_g32   # odd N4: W_4X8 padding words
+ce=q4cts.fused_ce.all_masked.r1_v64_p100               # a scalar loss
+adamw=q4cts.adamw_step.custom.n4100_t2_w1
+expect 0 'Pass' -- "$q4cts" run --filter $linear --filter $requant --filter $ce --filter $adamw \
+  --dump all --dump-dir all --json run.json
+for c in $linear $requant $ce $adamw; do
+  expect 0 'the same verdict and margins as dumped' -- "$q4cts" replay all/$c --json replay-$c.json
+  py "run = json.load(open('run.json'))['q4cts']['results']
+r = [x for x in run if x['name'] == '$c'][0]
+p = json.load(open('replay-$c.json'))['q4cts']['results'][0]
+d = json.load(open('all/$c/case.json'))
+assert p['verdict'] == r['verdict'] == d['result']['verdict'] == 'Pass', (p['verdict'], r['verdict'])
+assert p['worst_margin'] == r['worst_margin'] == d['result']['worst_margin'], (p['worst_margin'], r['worst_margin'])"
+done
+py "d = 'all/$linear/'
+assert np.load(d + 'x.npy').shape == (1, 16), np.load(d + 'x.npy').shape
+assert np.load(d + 'y.got.npy').shape == (1, 4) and np.load(d + 'y.got.npy').dtype == np.float32
+assert np.load(d + 'y.value.npy').dtype == np.float64 and np.load(d + 'bias.npy').shape == (4,)
+assert np.load(d + 'scales.npy').shape == (1, 4)
+c = json.load(open(d + 'case.json'))
+assert c['params'] == {'m': 1, 'n': 4, 'k': 16, 'gs': 16, 'bias': 1}, c['params']
+assert c['device']['name'] and c['seed'] == 0 and c['op'] == 'linear_q4gsw'"
+py "d = 'all/$ce/'
+assert np.load(d + 'loss.got.npy').shape == () and np.load(d + 'labels.npy').dtype == np.int32
+c = json.load(open(d + 'case.json'))
+assert c['params']['n_valid'] == 1.0 and c['params']['r'] == 1 and c['params']['v'] == 64, c['params']"
+py "d = 'all/$adamw/'
+c = json.load(open(d + 'case.json'))
+assert set(c['params']) == {'numel', 'step', 'lr', 'beta1', 'beta2', 'eps', 'wd', 'bc1', 'bc2'}, c['params']
+assert np.float32(c['params']['lr']) == np.float32(0.001) and c['params']['step'] == 2
+assert np.load(d + 'param.npy').shape == (4100,)"
+# The packed outputs as the GPU wrote them: N = 12 is 2 blocks of 8 columns, the
+# second half padding, so 128/4 * 2 * 4 words; the padding words are 0x88888888.
+py "d = 'all/$requant/'
+w = np.load(d + 'w4x8.raw.npy')
+assert w.dtype == np.uint32 and w.shape == (256,), (w.dtype, w.shape)
+assert (w.reshape(32, 2, 4)[:, 1, 2:] == 0x88888888).all(), 'padding words'
+f = np.load(d + 'flat.raw.npy')
+assert f.dtype == np.uint8 and f.shape == (12 * 128 // 2,), (f.dtype, f.shape)
+assert (np.load(d + 'w4x8.got.npy') == np.load(d + 'w4x8.code.npy')).all()
+c = json.load(open(d + 'case.json'))
+assert c['outputs'][0]['raw'] == {'file': 'w4x8.raw.npy', 'dtype': '<u4', 'shape': [256]}, c['outputs'][0]"
+
+# ---- a failing case: dumped by default, judged again, rerun on the built-in kernel ----
+checks=$((checks + 1))
+"$q4cts" run --filter $linear --dump-dir failing >/dev/null 2>&1
+[ ! -e failing ] || fail "--dump-dir without --dump all saved a passing case"
+mutant=$mutations/adamw_no_bias_correction.spv
+if [ -f "$mutant" ]; then
+  expect 1 'Fail' -- "$q4cts" run --filter $adamw --kernel adamw_step=$mutant --dump-dir failing
+  expect 1 '^Fail .*q4cts.adamw_step' -- "$q4cts" replay failing/$adamw
+  grep -q 'the same verdict and margins as dumped' out.txt || fail "the failing replay differs from its dump"
+  py "c = json.load(open('failing/$adamw/case.json'))
+assert c['result']['verdict'] == 'Fail' and c['kernels'][0]['kernel'] == 'adamw_step', c['kernels']"
+  expect 0 '^Pass .*q4cts.adamw_step' -- "$q4cts" replay --rerun failing/$adamw
+  expect 1 '^Fail .*q4cts.adamw_step' -- "$q4cts" replay --rerun failing/$adamw --kernel adamw_step=$mutant
+else
+  fail "no mutant $mutant (build the q4_mutations target)"
+fi
+
+# ---- corrupted dumps: one sentence, exit 2, never a crash ----
+corrupt() {  # corrupt NAME: a fresh copy of the linear case's dump in bad/NAME
+  rm -rf "bad/$1" && mkdir -p bad && cp -r "all/$linear" "bad/$1"
+}
+corrupt truncated && head -c 100 all/$linear/y.got.npy >bad/truncated/y.got.npy
+expect 2 'truncated|holds [0-9]+ data bytes' -- "$q4cts" replay bad/truncated
+corrupt notnpy && echo 'plain text' >bad/notnpy/y.bound.npy
+expect 2 'y.bound.npy is not a .npy file' -- "$q4cts" replay bad/notnpy
+corrupt dtype && "$python" -c "import numpy as np; np.save('bad/dtype/y.got.npy', np.zeros((1, 4), np.float64))"
+expect 2 'y.got.npy holds dtype <f8; expected <f4' -- "$q4cts" replay bad/dtype
+corrupt shape && "$python" -c "import numpy as np; np.save('bad/shape/y.got.npy', np.zeros(4, np.float32))"
+expect 2 'y.got.npy has shape \(4,\); expected \(1, 4\)' -- "$q4cts" replay bad/shape
+corrupt json && head -c 300 all/$linear/case.json >bad/json/case.json
+expect 2 'case.json is not valid JSON' -- "$q4cts" replay bad/json
+corrupt path && sed -i 's/"name": "y"/"name": "..\/..\/y"/' bad/path/case.json
+expect 2 'name must be letters, digits' -- "$q4cts" replay bad/path
+corrupt noname && sed -i '0,/"name": "q4cts[^"]*"/s//"name": 7/' bad/noname/case.json
+expect 2 'case.json: name must be a string' -- "$q4cts" replay bad/noname
+corrupt badcase && sed -i 's/m1_n4_k16_g16_b1/m1_n5_k16_g16_b1/' bad/badcase/case.json
+expect 2 'N = 5 must be a multiple of 4' -- "$q4cts" replay bad/badcase
+corrupt input && "$python" -c "import numpy as np; np.save('bad/input/x.npy', np.zeros((2, 16), np.float32))"
+expect 2 'x.npy has shape \(2, 16\); expected \(1, 16\)' -- "$q4cts" replay --rerun bad/input
+# Inputs edited out of the contract are the contract's error, not a verdict.
+rm -rf bad/labels && cp -r all/$ce bad/labels
+"$python" -c "import numpy as np; np.save('bad/labels/labels.npy', np.array([64], np.int32))"
+expect 2 'label' -- "$q4cts" replay --rerun bad/labels
+
+echo "$checks checks, $failures failed"
+[ "$failures" -eq 0 ]
