@@ -308,6 +308,25 @@ static void get_descr(parser *p, json_object *o, const char *where, const char *
         memcpy(descr, buf, 4);
 }
 
+/* The array root[key] of at most max objects; NULL when absent (a problem unless
+ * optional) or malformed. */
+static json_object *objects(parser *p, json_object *root, const char *key, size_t max,
+                            bool optional)
+{
+    char expected[64];
+    snprintf(expected, sizeof expected, "an array of at most %zu objects", max);
+    json_object *a = member(p, root, "", key, json_type_array, optional, expected);
+    size_t n = a ? json_object_array_length(a) : 0;
+    for (size_t i = 0; i < n && n <= max; i++)
+        if (!json_object_is_type(json_object_array_get_idx(a, i), json_type_object))
+            n = max + 1;
+    if (n > max) {
+        bad(p, "", key, expected);
+        return NULL;
+    }
+    return a;
+}
+
 static void parse_output(parser *p, json_object *j, const char *where, q4h_dump_output *o)
 {
     char kind[8] = "";
@@ -394,37 +413,24 @@ static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
             d->value = get_num(p, params, "params", key);
         }
     }
-    json_object *inputs = member(p, root, "", "inputs", json_type_array, false, "an array");
+    json_object *inputs = objects(p, root, "inputs", Q4H_MAX_TENSORS, false);
     size_t n = inputs ? json_object_array_length(inputs) : 0;
-    if (n > Q4H_MAX_TENSORS)
-        bad(p, "", "inputs", "an array of at most 8 tensors");
     for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
         char where[32];
         snprintf(where, sizeof where, "inputs[%zu]", i);
         json_object *j = json_object_array_get_idx(inputs, i);
         q4h_dump_array *a = &m->inputs[m->n_inputs++];
-        if (!json_object_is_type(j, json_type_object)) {
-            bad(p, "inputs", "", "an array of objects");
-            break;
-        }
         get_str(p, j, where, "name", a->name, sizeof a->name, false);
         check_name(p, where, a->name);
         get_descr(p, j, where, "dtype", a->descr);
         a->ndim = get_shape(p, j, where, "shape", a->shape, Q4H_NPY_MAX_DIMS);
     }
-    json_object *outputs = member(p, root, "", "outputs", json_type_array, false, "an array");
+    json_object *outputs = objects(p, root, "outputs", Q4H_MAX_OUTPUTS, false);
     n = outputs ? json_object_array_length(outputs) : 0;
-    if (n > Q4H_MAX_OUTPUTS)
-        bad(p, "", "outputs", "an array of at most 4 outputs");
     for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
         char where[32];
         snprintf(where, sizeof where, "outputs[%zu]", i);
-        json_object *j = json_object_array_get_idx(outputs, i);
-        if (!json_object_is_type(j, json_type_object)) {
-            bad(p, "outputs", "", "an array of objects");
-            break;
-        }
-        parse_output(p, j, where, &m->outputs[m->n_outputs++]);
+        parse_output(p, json_object_array_get_idx(outputs, i), where, &m->outputs[m->n_outputs++]);
     }
     json_object *dev = member(p, root, "", "device", json_type_object, true, "an object");
     if (dev) {
@@ -437,16 +443,10 @@ static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
         get_str(p, dev, "device", "driver_info", m->driver_info, sizeof m->driver_info, true);
         get_str(p, dev, "device", "vulkan", m->vulkan, sizeof m->vulkan, true);
     }
-    json_object *kernels = member(p, root, "", "kernels", json_type_array, true, "an array");
+    json_object *kernels = objects(p, root, "kernels", Q4H_DUMP_MAX_KERNELS, true);
     n = kernels ? json_object_array_length(kernels) : 0;
-    if (n > Q4H_DUMP_MAX_KERNELS)
-        bad(p, "", "kernels", "an array of at most 8 replacements");
     for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
         json_object *k = json_object_array_get_idx(kernels, i);
-        if (!json_object_is_type(k, json_type_object)) {
-            bad(p, "kernels", "", "an array of objects");
-            break;
-        }
         get_str(p, k, "kernels", "kernel", m->kernels[i][0], sizeof m->kernels[i][0], false);
         get_str(p, k, "kernels", "file", m->kernels[i][1], sizeof m->kernels[i][1], false);
         m->n_kernels++;

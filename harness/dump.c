@@ -94,7 +94,7 @@ static q4_status make_dir(const char *path, q4_error *err)
     return Q4_OK;
 }
 
-static const char *descr_of(char dtype)
+const char *q4h_dump_descr(char dtype)
 {
     return dtype == 'f' ? "<f4" : dtype == 'i' ? "<i4" : dtype == 'u' ? "<u4" : "|u1";
 }
@@ -145,7 +145,7 @@ static q4_status dump_output(const char *sub, const q4h_output *o, bool have_got
             st = save(sub, o->name, "got", "<f4", o->got, o->ndim, d->shape, err);
     }
     if (st == Q4_OK && have_got && o->raw) {
-        snprintf(d->raw_descr, sizeof d->raw_descr, "%s", descr_of(o->raw_dtype));
+        snprintf(d->raw_descr, sizeof d->raw_descr, "%s", q4h_dump_descr(o->raw_dtype));
         d->raw_count = (int64_t)(o->raw_bytes / q4h_npy_elem(d->raw_descr));
         st = save(sub, o->name, "raw", d->raw_descr, o->raw, 1, &d->raw_count, err);
     }
@@ -188,7 +188,7 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
     for (int i = 0; i < n_in && st == Q4_OK; i++) {
         q4h_dump_array *a = &m.inputs[m.n_inputs++];
         snprintf(a->name, sizeof a->name, "%s", t[i].name);
-        snprintf(a->descr, sizeof a->descr, "%s", descr_of(t[i].dtype));
+        snprintf(a->descr, sizeof a->descr, "%s", q4h_dump_descr(t[i].dtype));
         a->ndim = t[i].ndim == 1 ? 1 : 2;
         a->shape[0] = a->ndim == 1 ? t[i].cols : t[i].rows;
         a->shape[1] = t[i].cols;

@@ -24,6 +24,8 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
                         const q4h_tensor *t, int n_in, const q4h_outputs *out,
                         const q4h_dump_source *src, q4_error *err);
 
+/* The .npy dtype of a tensor's dtype ('f', 'i', 'u', 'b'). */
+const char *q4h_dump_descr(char dtype);
 /* The op parameters of c and in that case.json records (shape and scalar inputs). */
 void q4h_dump_params(const q4_case *c, const q4_inputs *in, q4h_dump_meta *m);
 /* Sets the scalar inputs of in (n_valid, lr, ...) from m's params: a replay runs

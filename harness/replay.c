@@ -114,8 +114,7 @@ static q4_status load_inputs(const char *dir, const q4h_dump_meta *m, const q4h_
     q4_status st = q4_case_inputs(c, in, err); /* allocates every buffer at its size */
     int n = st == Q4_OK ? op->inputs(c, in, t) : 0;
     for (int i = 0; i < n && st == Q4_OK; i++) {
-        const char *descr = t[i].dtype == 'f' ? "<f4" : t[i].dtype == 'i' ? "<i4"
-                          : t[i].dtype == 'u' ? "<u4" : "|u1";
+        const char *descr = q4h_dump_descr(t[i].dtype);
         int64_t shape[2] = { t[i].rows, t[i].cols };
         int ndim = t[i].ndim == 1 ? 1 : 2;
         st = load(dir, t[i].name, "", descr, ndim, ndim == 1 ? shape + 1 : shape,

@@ -6,19 +6,8 @@
 #               a run killed midway, dumps and repro lines. Exit 77 if no device.
 set -uo pipefail
 q4cts=$1 src=$2 work=$3 mode=$4 mutations=${5:-}
+. "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-failures=0 checks=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# expect STATUS PATTERN -- command...: exit status and a line of stdout+stderr matching PATTERN.
-expect() {
-  local want=$1 pattern=$2; shift 3
-  checks=$((checks + 1))
-  "$@" >out.txt 2>&1
-  local got=$?
-  [ "$got" -eq "$want" ] || { fail "$* exited $got, expected $want"; sed 's/^/    /' out.txt | tail -20; return; }
-  grep -qE -- "$pattern" out.txt || { fail "$*: no line matches '$pattern'"; sed 's/^/    /' out.txt | tail -20; }
-}
 
 if [ "$mode" = usage ]; then
   expect 0 '^q4cts [0-9]' -- "$q4cts" --version

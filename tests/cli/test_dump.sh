@@ -8,19 +8,8 @@
 # Exit 77 if no device.
 set -uo pipefail
 q4cts=$1 work=$2 mutations=$3 python=$4
+. "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-failures=0 checks=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-# expect STATUS PATTERN -- command...: exit status and a line of stdout+stderr matching PATTERN.
-expect() {
-  local want=$1 pattern=$2; shift 3
-  checks=$((checks + 1))
-  "$@" >out.txt 2>&1
-  local got=$?
-  [ "$got" -eq "$want" ] || { fail "$* exited $got, expected $want"; sed 's/^/    /' out.txt | tail -20; return; }
-  grep -qE -- "$pattern" out.txt || { fail "$*: no line matches '$pattern'"; sed 's/^/    /' out.txt | tail -20; }
-}
 # py CODE: a numpy check; its assertion message is the failure.
 py() {
   checks=$((checks + 1))
