@@ -65,6 +65,28 @@ typedef struct q4vk_faults {
                                      crashing driver would; 0 = off */
 } q4vk_faults;
 
+/* ---------------- test-only lowered limits ----------------
+ * Device limits lowered below the device's own, so that the launchers' limit-driven
+ * choices (grid folding, buffer splitting, tiles and shared-memory passes) run on
+ * small shapes: lavapipe's 128 MiB binding limit keeps grids from ever folding and
+ * buffers from ever splitting there otherwise. Only the limits the launchers read
+ * (q4vk_info) are lowered, and q4vk_run checks dispatches against them; the device
+ * itself is unchanged, so results must be exactly what the unlowered device gives
+ * (that is what the cases that use them test). 0 = the device's value; a value
+ * above it is ignored. For tests only: a conformance claim is made without them. */
+typedef struct q4vk_test_limits {
+    uint32_t max_groups;          /* maxComputeWorkGroupCount, every dimension (>= 1) */
+    uint64_t max_binding;         /* maxStorageBufferRange, bytes (>= 16) */
+    uint32_t max_shared;          /* maxComputeSharedMemorySize, bytes (>= 16384, Vulkan's least) */
+    uint32_t max_invocations;     /* maxComputeWorkGroupInvocations (>= 128, Vulkan's least) */
+} q4vk_test_limits;
+
+/* Parses "groups=16,binding=65536,shared=16384,invocations=128" (any subset, any
+ * order; the form of Q4CTS_TEST_LIMITS). Q4_ERR_ARG with a sentence naming `what`
+ * when malformed or below a minimum above. */
+q4_status q4vk_test_limits_parse(const char *text, const char *what, q4vk_test_limits *out,
+                                 q4_error *err);
+
 /* ---------------- context ---------------- */
 typedef struct q4vk_options {
     const char *device;           /* NULL: first discrete or integrated GPU, else the CPU device;
@@ -73,12 +95,16 @@ typedef struct q4vk_options {
     uint64_t timeout_ms;          /* per-submit watchdog; 0 = 60000 */
     FILE *log;                    /* where to print the device chosen; NULL = silent */
     q4vk_faults faults;
+    q4vk_test_limits test_limits; /* tests only; all 0 = none, else also Q4CTS_TEST_LIMITS */
 } q4vk_options;
 
 q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err);
 /* Safe after a device loss or timeout; NULL is a no-op. */
 void q4vk_destroy(q4vk_context *ctx);
 const q4vk_device_info *q4vk_info(const q4vk_context *ctx);
+/* Tests only: lowers the context's limits (q4vk_test_limits) from the device's own
+ * values, replacing any earlier lowering; NULL or all 0 restores them. */
+q4_status q4vk_set_test_limits(q4vk_context *ctx, const q4vk_test_limits *lim, q4_error *err);
 /* Whether the context enabled device extension `name` (e.g. VK_KHR_8bit_storage on
  * a 1.1 device); core features are reported in q4vk_device_info instead. */
 bool q4vk_device_extension(const q4vk_context *ctx, const char *name);

@@ -58,7 +58,8 @@ typedef struct q4vk_messages {
 } q4vk_messages;
 
 struct q4vk_context {
-    q4vk_device_info info;
+    q4vk_device_info info;        /* what q4vk_info shows: limits possibly lowered for tests */
+    q4vk_device_info probed;      /* as the device reports it (q4vk_runtime_limits.c) */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
@@ -104,7 +105,8 @@ struct q4vk_context {
 };
 
 /* The runtime files call each other in one direction only (no circle):
- *   q4vk_runtime_device.c   context create/destroy: uses the three below
+ *   q4vk_runtime_device.c   context create/destroy: uses the four below
+ *   q4vk_runtime_limits.c   test-only lowered limits: uses errors
  *   q4vk_runtime_memory.c   buffers, staging: uses submit and errors
  *   q4vk_runtime_pipeline.c kernels, overrides, pipelines: uses errors
  *   q4vk_runtime_submit.c   recording, submission, watchdog: uses errors
@@ -136,6 +138,12 @@ void q4vk_msgs_rename(q4vk_context *ctx, const char *fmt, ...)
 /* The messenger that routes VK_EXT_debug_utils messages into ctx->msgs (for the
  * instance's own creation messages and for the context's messenger). */
 void q4vk_messenger_info(q4vk_context *ctx, VkDebugUtilsMessengerCreateInfoEXT *ci);
+
+/* ---- q4vk_runtime_limits.c ---- */
+
+/* At context creation: records ctx->info as the device's own (ctx->probed), then
+ * lowers it by `opt` or, when that is all 0, by Q4CTS_TEST_LIMITS. */
+q4_status q4vk_apply_test_limits(q4vk_context *ctx, const q4vk_test_limits *opt, q4_error *err);
 
 /* ---- q4vk_runtime_submit.c ---- */
 

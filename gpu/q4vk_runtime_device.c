@@ -646,6 +646,8 @@ q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err
         goto fail;
     if ((st = device_create(ctx, &caps, err)) != Q4_OK)
         goto fail;
+    if ((st = q4vk_apply_test_limits(ctx, &opt->test_limits, err)) != Q4_OK)
+        goto fail;
     if ((st = q4vk_msgs_end(ctx, err)) != Q4_OK)
         goto fail;
 

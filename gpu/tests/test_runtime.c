@@ -440,6 +440,89 @@ START_TEST(run_folded)
 }
 END_TEST
 
+START_TEST(test_limits)
+{
+    q4vk_test_limits lim = { 0 };
+    q4_error err = { 0 };
+
+    /* The parser: any subset in any order; a clear error for the rest. */
+    ck_assert_int_eq(q4vk_test_limits_parse("binding=4096,groups=3", "X", &lim, &err), Q4_OK);
+    ck_assert(lim.max_groups == 3 && lim.max_binding == 4096 && !lim.max_shared &&
+              !lim.max_invocations);
+    ck_assert_int_eq(q4vk_test_limits_parse("shared=16384,invocations=128", "X", &lim, &err),
+                     Q4_OK);
+    ck_assert(!lim.max_groups && lim.max_shared == 16384 && lim.max_invocations == 128);
+    ck_assert_int_eq(q4vk_test_limits_parse("", "X", &lim, &err), Q4_OK);
+    static const char *bad[] = { "groups", "groups=", "groups=0", "groups=-1", "group=4",
+                                 "groups=4,", "groups=4x", "shared=1024", "invocations=64",
+                                 "binding=8", "groups=99999999999" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(q4vk_test_limits_parse(bad[i], "Q4CTS_TEST_LIMITS", &lim, &err) ==
+                          Q4_ERR_ARG, "'%s' was accepted", bad[i]);
+        ck_assert_msg(strstr(err.msg, "Q4CTS_TEST_LIMITS '") == err.msg, "%s", err.msg);
+    }
+
+    /* Lowered at creation from the environment, shown by q4vk_info, and restored. */
+    q4vk_context *plain = context(NULL);
+    const q4vk_device_info dev = *q4vk_info(plain);
+    q4vk_destroy(plain);
+    setenv("Q4CTS_TEST_LIMITS", "groups=2,binding=1024", 1);
+    q4vk_context *ctx = context(NULL);
+    unsetenv("Q4CTS_TEST_LIMITS");
+    const q4vk_device_info *info = q4vk_info(ctx);
+    ck_assert(info->max_group_count[0] == 2 && info->max_group_count[1] == 2 &&
+              info->max_group_count[2] == 2);
+    ck_assert_uint_eq(info->max_storage_range, 1024);
+    ck_assert_uint_eq(info->max_shared_bytes, dev.max_shared_bytes);
+
+    /* A folded grid within the lowered limit runs: 3 groups of 64 fold to 2 x 2,
+     * and the kernel's folded index leaves the 4th group idle. */
+    const uint32_t n = 3 * 64 - 5, all = 300;   /* all * 4 bytes: above the 1024 */
+    uint32_t *v = iota(all, 7);
+    q4vk_buffer *b = buffer(ctx, all * sizeof *v);
+    upload(ctx, b, 0, v, all * sizeof *v);
+    q4vk_binding whole = { b, 0, 1024 };
+    q4vk_dispatch d = { .pipe = pipeline(ctx, "test_add", NULL), .push = &n, .bind = { whole } };
+    q4vk_fold_groups(ctx, 3, d.groups);
+    ck_assert(d.groups[0] == 2 && d.groups[1] == 2 && d.groups[2] == 1);
+    ck_assert_msg(q4vk_run(ctx, &d, 1, NULL, &err) == Q4_OK, "%s", err.msg);
+    download(ctx, b, 0, v, all * sizeof *v);
+    for (uint32_t i = 0; i < all; i++)
+        ck_assert_msg(v[i] == 7 + i + (i < n ? 1 : 0), "v[%u] = %u", i, v[i]);
+    /* Past the lowered limits: refused as on a device that small. */
+    d.groups[0] = 3;
+    ck_assert_int_eq(q4vk_run(ctx, &d, 1, NULL, &err), Q4_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "maxComputeWorkGroupCount[0] = 2"), "%s", err.msg);
+    d.groups[0] = 1;
+    d.bind[0].range = 0;   /* the whole buffer: above 1024 bytes */
+    ck_assert_int_eq(q4vk_run(ctx, &d, 1, NULL, &err), Q4_ERR_RESOURCE);
+    ck_assert_msg(strstr(err.msg, "maxStorageBufferRange of 1024"), "%s", err.msg);
+
+    /* Replaced, then restored to the device's own. */
+    lim = (q4vk_test_limits){ .max_shared = 16384, .max_invocations = 128 };
+    ck_assert_int_eq(q4vk_set_test_limits(ctx, &lim, &err), Q4_OK);
+    ck_assert_uint_eq(info->max_group_count[0], dev.max_group_count[0]);
+    ck_assert_uint_eq(info->max_shared_bytes, 16384);
+    ck_assert_uint_eq(info->max_invocations, 128);
+    ck_assert_uint_le(info->max_group_size[0], 128);
+    lim.max_shared = 100;
+    ck_assert_int_eq(q4vk_set_test_limits(ctx, &lim, &err), Q4_ERR_ARG);
+    ck_assert_int_eq(q4vk_set_test_limits(ctx, NULL, &err), Q4_OK);
+    ck_assert(memcmp(info, &dev, sizeof dev) == 0);
+
+    /* A malformed variable fails creation with its sentence. */
+    setenv("Q4CTS_TEST_LIMITS", "groups=two", 1);
+    q4vk_context *none = NULL;
+    ck_assert_int_eq(q4vk_create(NULL, &none, &err), Q4_ERR_ARG);
+    unsetenv("Q4CTS_TEST_LIMITS");
+    ck_assert_ptr_null(none);
+    ck_assert_msg(strstr(err.msg, "groups needs a whole number"), "%s", err.msg);
+    free(v);
+    q4vk_buffer_destroy(ctx, b);
+    q4vk_destroy(ctx);
+}
+END_TEST
+
 START_TEST(run_sequence_and_offsets)
 {
     /* Three dispatches in one submission, each reading what the previous wrote
@@ -872,6 +955,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, kernel_tables);
     tcase_add_test(tc, fold_groups);
     tcase_add_test(tc, run_folded);
+    tcase_add_test(tc, test_limits);
     tcase_add_test(tc, run_sequence_and_offsets);
     tcase_add_test(tc, run_args);
     tcase_add_test(tc, storage_range_limit);
