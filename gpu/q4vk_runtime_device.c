@@ -655,12 +655,13 @@ q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err
         const q4vk_device_info *d = &ctx->info;
         fprintf(opt->log,
                 "q4vk: device %d \"%s\" (vendor 0x%04x, %s), driver %s %s%s%s%s, "
-                "Vulkan %u.%u.%u%s\n",
+                "Vulkan %u.%u.%u%s%s\n",
                 d->index, d->name, d->vendor_id, d->type,
                 d->driver_name[0] ? d->driver_name : "(unnamed)", d->driver_version_str,
                 d->driver_info[0] ? " (" : "", d->driver_info, d->driver_info[0] ? ")" : "",
                 VK_API_VERSION_MAJOR(d->api_version), VK_API_VERSION_MINOR(d->api_version),
-                VK_API_VERSION_PATCH(d->api_version), ctx->validation ? ", validation on" : "");
+                VK_API_VERSION_PATCH(d->api_version), ctx->validation ? ", validation on" : "",
+                ctx->limits_lowered ? ", limits lowered for tests (not a conformance run)" : "");
     }
     free(infos);
     free(pds);

@@ -84,6 +84,7 @@ q4_status q4vk_set_test_limits(q4vk_context *ctx, const q4vk_test_limits *lim, q
     info->max_invocations = (uint32_t)lower(dev->max_invocations, lim->max_invocations);
     for (int i = 0; i < 3; i++)
         info->max_group_size[i] = (uint32_t)lower(dev->max_group_size[i], info->max_invocations);
+    ctx->limits_lowered = memcmp(info, dev, sizeof *dev) != 0;
     return Q4_OK;
 }
 

@@ -467,8 +467,16 @@ START_TEST(test_limits)
     const q4vk_device_info dev = *q4vk_info(plain);
     q4vk_destroy(plain);
     setenv("Q4CTS_TEST_LIMITS", "groups=2,binding=1024", 1);
-    q4vk_context *ctx = context(NULL);
+    char line[1024] = "";
+    FILE *log = tmpfile();
+    ck_assert_ptr_nonnull(log);
+    q4vk_options opt = { .log = log };
+    q4vk_context *ctx = context(&opt);
     unsetenv("Q4CTS_TEST_LIMITS");
+    rewind(log);
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, log));
+    ck_assert_msg(strstr(line, "limits lowered for tests"), "log line: %s", line);
+    fclose(log);
     const q4vk_device_info *info = q4vk_info(ctx);
     ck_assert(info->max_group_count[0] == 2 && info->max_group_count[1] == 2 &&
               info->max_group_count[2] == 2);
