@@ -35,6 +35,14 @@ q4_status q4_fail(q4_error *err, q4_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 const char *q4_status_name(q4_status st);
 
+/* User text (a path, a pattern, a line of a file) to quote in a message, so that the
+ * message still has room for its reason and never writes raw bytes to a terminal:
+ * control bytes and invalid UTF-8 as \xNN, invisible characters (byte-order mark,
+ * zero-width and direction marks) as \uNNNN, and text longer than size - 1 cut to
+ * its head and tail around "...". Returns buf (size > 0). */
+#define Q4_ECHO_MAX 160
+const char *q4_echo(const char *s, char *buf, size_t size);
+
 /* Smallest positive normal fp32, 2^-126: scales must be 0 or at least this (SPEC §1). */
 #define Q4_FLT_MIN_NORMAL 1.17549435082228750797e-38
 

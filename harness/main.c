@@ -1,5 +1,6 @@
 /* main.c: the q4cts program: devices, list, kernels, run (perf in perf.c).
  * Exit status: 0 every case ok, 1 some case not ok, 2 usage or set-up error. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,7 @@ static int cmd_kernels(void)
 
 typedef struct run_state {
     const q4h_cli *cli;
+    size_t planned;
     q4_console *console;
     q4_junit *junit;
     q4_json *json;
@@ -120,13 +122,13 @@ static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *e
     prop(s, "device.subgroup_size", "%s", line);
     if (s->cli->junit) {
         st = q4_junit_open(s->cli->junit, "q4cts", s->props, s->n_props, &s->junit, err);
-        if (st == Q4_OK)
-            q4_junit_set_strict(s->junit, s->cli->strict);
+        q4_junit_set_strict(s->junit, s->cli->strict);
+        q4_junit_set_planned(s->junit, s->planned);
     }
     if (st == Q4_OK && s->cli->json) {
         st = q4_json_open(s->cli->json, s->props, s->n_props, &s->json, err);
-        if (st == Q4_OK)
-            q4_json_set_strict(s->json, s->cli->strict);
+        q4_json_set_strict(s->json, s->cli->strict);
+        q4_json_set_planned(s->json, s->planned);
     }
     return st;
 }
@@ -172,7 +174,7 @@ static int cmd_run(const q4h_cli *cli)
     q4h_override *overrides = NULL;
     char repro[1024];
     int rc = EXIT_USAGE;
-    run_state s = { .cli = cli };
+    run_state s = { .cli = cli, .planned = 0 };
 
     if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
         return fail_usage(&err);
@@ -190,19 +192,24 @@ static int cmd_run(const q4h_cli *cli)
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
     };
+    s.planned = n;
     s.console = q4_console_new(stdout, n, cli->strict);
     q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result };
     q4_status st = q4h_run_cases(&opt, cases, n, &sink, &err);
-    if (st != Q4_OK) {
+    if (st != Q4_OK)
         fail_usage(&err);
-    } else {
-        q4_console_summary(s.console);
-        rc = q4_console_not_ok(s.console) ? 1 : 0;
-    }
+    /* The reports are closed before the summary, so that a report that could not be
+     * written (a full disk) turns the result line from PASS into ERROR. */
     if (q4_junit_close(s.junit, &err) != Q4_OK && !s.report_error++)
         fprintf(stderr, "q4cts: the JUnit report could not be written: %s\n", err.msg);
     if (q4_json_close(s.json, &err) != Q4_OK && !s.report_error++)
         fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
+    if (s.report_error)
+        q4_console_set_outcome(s.console, "ERROR", "a report could not be written");
+    if (st == Q4_OK) {
+        q4_console_summary(s.console);
+        rc = q4_console_not_ok(s.console) ? 1 : 0;
+    }
     if (st == Q4_OK && (cli->junit || cli->json) && !s.report_error)
         printf("reports: %s%s%s\n", cli->junit ? cli->junit : "", cli->junit && cli->json ? ", " : "",
                cli->json ? cli->json : "");
@@ -214,21 +221,39 @@ static int cmd_run(const q4h_cli *cli)
     return rc;
 }
 
+static int run_command(q4h_cli *cli)
+{
+    /* The layer that Q4CTS_VALIDATION=1 turns on (gpu/, the same test) is named in the
+     * reports and the repro lines as if --validation had been given. */
+    const char *env = getenv("Q4CTS_VALIDATION");
+    if (env && !strcmp(env, "1"))
+        cli->validation = 1;
+    if (!strcmp(cli->command, "devices"))
+        return cmd_devices();
+    if (!strcmp(cli->command, "list"))
+        return cmd_list(cli);
+    if (!strcmp(cli->command, "kernels"))
+        return cmd_kernels();
+    if (!strcmp(cli->command, "perf"))
+        return q4h_perf(cli);
+    if (!strcmp(cli->command, "replay"))
+        return q4h_replay(cli);
+    return cmd_run(cli);
+}
+
 int main(int argc, char **argv)
 {
     q4h_cli cli;
     q4_error err = { 0 };
     if (q4h_cli_parse(argc, argv, &cli, &err) != Q4_OK)
         return fail_usage(&err);
-    if (!strcmp(cli.command, "devices"))
-        return cmd_devices();
-    if (!strcmp(cli.command, "list"))
-        return cmd_list(&cli);
-    if (!strcmp(cli.command, "kernels"))
-        return cmd_kernels();
-    if (!strcmp(cli.command, "perf"))
-        return q4h_perf(&cli);
-    if (!strcmp(cli.command, "replay"))
-        return q4h_replay(&cli);
-    return cmd_run(&cli);
+    int rc = run_command(&cli);
+    /* Output that never arrived (a full disk, a closed pipe) must not exit 0. */
+    int flushed = fflush(stdout) == 0, e = errno;
+    if (!flushed || ferror(stdout)) {
+        fprintf(stderr, "q4cts: cannot write to standard output: %s\n",
+                strerror(flushed ? EIO : e));
+        return EXIT_USAGE;
+    }
+    return rc;
 }

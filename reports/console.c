@@ -38,6 +38,8 @@ struct q4_console {
     size_t nops, capops;
     not_ok_case *bad;      /* listed again at the end of the summary */
     size_t nbad, capbad;
+    char outcome[24];      /* q4_console_set_outcome: replaces PASS / FAIL */
+    char outcome_why[200];
 };
 
 static double elapsed(const q4_console *c)
@@ -325,10 +327,25 @@ void q4_console_summary(q4_console *c)
         }
     }
     fmt_dur(dur, elapsed(c));
-    fprintf(f, "result: %s, %zu of %zu cases not ok%s, %zu run of %zu planned, %s\n",
-            c->not_ok ? "FAIL" : "PASS", c->not_ok, c->done,
+    fputs("result: ", f);
+    if (c->outcome[0]) {
+        fprintf(f, "%s (", c->outcome);
+        put_clean(f, c->outcome_why, sizeof c->outcome_why, NULL);
+        fputs(")", f);
+    } else {
+        fputs(c->not_ok ? "FAIL" : "PASS", f);
+    }
+    fprintf(f, ", %zu of %zu cases not ok%s, %zu run of %zu planned, %s\n", c->not_ok, c->done,
             c->strict ? " (strict: QualityWarning fails)" : "", c->done, c->total, dur);
     fflush(f);
+}
+
+void q4_console_set_outcome(q4_console *c, const char *word, const char *why)
+{
+    if (!c)
+        return;
+    snprintf(c->outcome, sizeof c->outcome, "%s", word && word[0] ? word : "ERROR");
+    snprintf(c->outcome_why, sizeof c->outcome_why, "%s", why ? why : "");
 }
 
 size_t q4_console_count(const q4_console *c, q4_verdict v)

@@ -5,6 +5,7 @@
  * Crash safety as in junit.c: results are rendered once into `body`, and each add
  * atomically replaces the file with header + body + a freshly counted summary. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,7 +19,7 @@
 #define Q4REPORT_JSON_FORMAT 1
 
 struct q4_json {
-    char *path;
+    q4rep_file file;
     int strict;
     int nosync;            /* q4_json_set_fsync(j, 0): skip the per-add fsync */
     char started[32];
@@ -28,17 +29,32 @@ struct q4_json {
     size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
     size_t total, ok;
     double seconds;
+    long long planned;     /* cases the run means to add; < 0 unknown */
+    char stopped[200];     /* why the run ended early (q4_json_set_stopped), or "" */
 };
 
-static q4_status flush(q4_json *j, int sync_dir, q4_error *err)
+/* Writes the whole document; final: the last write, at close. */
+static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
 {
     q4rep_buf *d = &j->doc;
     q4rep_buf_reset(d);
     q4rep_buf_puts(d, "{\"q4cts\": {\n  \"version\": ");
     q4rep_json_str(d, Q4REPORT_VERSION, Q4REP_NOMAX);
-    q4rep_buf_printf(d, ",\n  \"format\": %d,\n  \"strict\": %s,\n  \"started\": \"%s\",\n"
-                     "  \"properties\": {",
+    q4rep_buf_printf(d, ",\n  \"format\": %d,\n  \"strict\": %s,\n  \"started\": \"%s\",\n  ",
                      Q4REPORT_JSON_FORMAT, j->strict ? "true" : "false", j->started);
+    /* Only the final write of a run that was not stopped says complete: a killed run's
+     * file, or a stopped one's, cannot pass for a complete run of fewer cases. */
+    if (j->planned >= 0)
+        q4rep_buf_printf(d, "\"planned\": %lld, ", j->planned);
+    else
+        q4rep_buf_puts(d, "\"planned\": null, ");
+    q4rep_buf_printf(d, "\"complete\": %s, \"stopped\": ",
+                     final && !j->stopped[0] ? "true" : "false");
+    if (final && j->stopped[0])
+        q4rep_json_str(d, j->stopped, sizeof j->stopped);
+    else
+        q4rep_buf_puts(d, "null");
+    q4rep_buf_puts(d, ",\n  \"properties\": {");
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
     q4rep_buf_puts(d, j->props.len ? "\n  },\n  \"results\": [" : "},\n  \"results\": [");
     q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
@@ -52,8 +68,9 @@ static q4_status flush(q4_json *j, int sync_dir, q4_error *err)
         q4rep_buf_printf(d, ", \"Unknown\": %zu", j->count[Q4_VERDICT_COUNT]);
     q4rep_buf_puts(d, "}\n}}\n");
     if (d->failed)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JSON report %s", j->path);
-    return q4rep_write_atomic(j->path, d->data, d->len, !j->nosync || sync_dir, sync_dir, err);
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JSON report %s", j->file.path);
+    return q4rep_file_write(&j->file, d->data, d->len, final, !j->nosync || sync_dir, sync_dir,
+                            err);
 }
 
 static void destroy(q4_json *j)
@@ -61,7 +78,7 @@ static void destroy(q4_json *j)
     q4rep_buf_free(&j->props);
     q4rep_buf_free(&j->body);
     q4rep_buf_free(&j->doc);
-    free(j->path);
+    q4rep_file_close(&j->file);
     free(j);
 }
 
@@ -75,12 +92,14 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops,
     if (nprops && !props)
         return q4_fail(err, Q4_ERR_ARG, "q4_json_open: %zu props given but props is NULL", nprops);
     q4_json *j = calloc(1, sizeof *j);
-    size_t plen = strlen(path) + 1;
-    if (!j || !(j->path = malloc(plen))) {
-        free(j);
+    if (!j)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path);
+    j->planned = -1;
+    q4_status st = q4rep_file_open(&j->file, path, err);
+    if (st != Q4_OK) {
+        destroy(j);
+        return st;
     }
-    memcpy(j->path, path, plen);
     time_t now = time(NULL);
     struct tm tm;
     if (localtime_r(&now, &tm))
@@ -95,9 +114,9 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops,
         q4rep_json_str(&j->props, props[i].value ? props[i].value : "", Q4REP_NOMAX);
         first = 0;
     }
-    q4_status st = j->props.failed
+    st = j->props.failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path)
-        : flush(j, 1, err);   /* an empty, valid report now: a bad path fails here, early */
+        : flush(j, 1, 0, err);   /* an empty, valid report now: a bad path fails here, early */
     if (st != Q4_OK) {
         destroy(j);
         return st;
@@ -110,6 +129,18 @@ void q4_json_set_strict(q4_json *j, int strict)
 {
     if (j)
         j->strict = strict != 0;
+}
+
+void q4_json_set_planned(q4_json *j, size_t planned)
+{
+    if (j)
+        j->planned = (long long)planned;
+}
+
+void q4_json_set_stopped(q4_json *j, const char *why)
+{
+    if (j)
+        snprintf(j->stopped, sizeof j->stopped, "%s", why && why[0] ? why : "stopped early");
 }
 
 void q4_json_set_fsync(q4_json *j, int on)
@@ -160,7 +191,7 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
         q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
         b->failed = 0;
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JSON report %s",
-                       r->name, j->path);
+                       r->name, j->file.path);
     }
     unsigned v = (unsigned)r->verdict;
     j->count[v < Q4_VERDICT_COUNT ? v : Q4_VERDICT_COUNT]++;
@@ -168,14 +199,14 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     j->ok += ok != 0;
     if (isfinite(r->seconds) && r->seconds > 0)
         j->seconds += r->seconds;
-    return flush(j, 0, err);
+    return flush(j, 0, 0, err);
 }
 
 q4_status q4_json_close(q4_json *j, q4_error *err)
 {
     if (!j)
         return Q4_OK;
-    q4_status st = flush(j, 1, err);   /* again: an earlier failed write is retried here */
+    q4_status st = flush(j, 1, 1, err);   /* again: an earlier failed write is retried here */
     destroy(j);
     return st;
 }

@@ -7,6 +7,7 @@
  * That rewrites O(cases) bytes per case, a few hundred bytes each: cheap next to a
  * GPU case, and the price of a file that is complete at every instant. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,7 +16,7 @@
 #include "q4report_internal.h"
 
 struct q4_junit {
-    char *path;
+    q4rep_file file;
     char *suite;
     int strict;
     int nosync;            /* q4_junit_set_fsync(j, 0): skip the per-add fsync */
@@ -27,6 +28,8 @@ struct q4_junit {
     q4rep_buf doc;         /* scratch for the whole document, reused per write */
     size_t tests, failures, errors, skipped;
     long long micros;      /* sum of the cases' times as printed, so totals match */
+    long long planned;     /* cases the run means to add; < 0 unknown */
+    char stopped[200];     /* why the run ended early (q4_junit_set_stopped), or "" */
 };
 
 /* Seconds as whole microseconds: the schema's SUREFIRE_TIME takes only a plain
@@ -45,8 +48,8 @@ static int put_time(q4rep_buf *b, long long us)
     return q4rep_buf_printf(b, "%lld.%06lld", us / 1000000, us % 1000000);
 }
 
-/* Writes the whole document to disk. */
-static q4_status flush(q4_junit *j, int sync_dir, q4_error *err)
+/* Writes the whole document to disk; final: the last write, at close. */
+static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
 {
     q4rep_buf *d = &j->doc;
     q4rep_buf_reset(d);
@@ -67,12 +70,24 @@ static q4_status flush(q4_junit *j, int sync_dir, q4_error *err)
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
     if (!j->has_strict_prop)
         q4rep_buf_printf(d, "      <property name=\"strict\" value=\"%d\"/>\n", j->strict);
+    /* Only the final write of a run that was not stopped says complete: a killed run's
+     * file, or a stopped one's, cannot pass for a complete run of fewer cases. */
+    if (j->planned >= 0)
+        q4rep_buf_printf(d, "      <property name=\"planned\" value=\"%lld\"/>\n", j->planned);
+    q4rep_buf_printf(d, "      <property name=\"complete\" value=\"%s\"/>\n",
+                     final && !j->stopped[0] ? "true" : "false");
+    if (final && j->stopped[0]) {
+        q4rep_buf_puts(d, "      <property name=\"stopped\" value=\"");
+        q4rep_xml_attr(d, j->stopped, sizeof j->stopped);
+        q4rep_buf_puts(d, "\"/>\n");
+    }
     q4rep_buf_puts(d, "    </properties>\n");
     q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
     q4rep_buf_puts(d, "  </testsuite>\n</testsuites>\n");
     if (d->failed)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JUnit report %s", j->path);
-    return q4rep_write_atomic(j->path, d->data, d->len, !j->nosync || sync_dir, sync_dir, err);
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JUnit report %s", j->file.path);
+    return q4rep_file_write(&j->file, d->data, d->len, final, !j->nosync || sync_dir, sync_dir,
+                            err);
 }
 
 static void destroy(q4_junit *j)
@@ -80,7 +95,7 @@ static void destroy(q4_junit *j)
     q4rep_buf_free(&j->props);
     q4rep_buf_free(&j->body);
     q4rep_buf_free(&j->doc);
-    free(j->path);
+    q4rep_file_close(&j->file);
     free(j->suite);
     free(j);
 }
@@ -104,12 +119,15 @@ q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop 
     if (nprops && !props)
         return q4_fail(err, Q4_ERR_ARG, "q4_junit_open: %zu props given but props is NULL", nprops);
     q4_junit *j = calloc(1, sizeof *j);
-    if (!j || !(j->path = dup_str(path)) ||
-        !(j->suite = dup_str(suite_name && suite_name[0] ? suite_name : "q4cts"))) {
-        if (j)
-            free(j->path);
+    if (!j || !(j->suite = dup_str(suite_name && suite_name[0] ? suite_name : "q4cts"))) {
         free(j);
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path);
+    }
+    j->planned = -1;
+    q4_status st = q4rep_file_open(&j->file, path, err);
+    if (st != Q4_OK) {
+        destroy(j);
+        return st;
     }
     time_t now = time(NULL);
     struct tm tm;
@@ -128,9 +146,9 @@ q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop 
         q4rep_xml_attr(&j->props, props[i].value ? props[i].value : "", Q4REP_NOMAX);
         q4rep_buf_puts(&j->props, "\"/>\n");
     }
-    q4_status st = j->props.failed
+    st = j->props.failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path)
-        : flush(j, 1, err);   /* an empty, valid report now: a bad path fails here, early */
+        : flush(j, 1, 0, err);   /* an empty, valid report now: a bad path fails here, early */
     if (st != Q4_OK) {
         destroy(j);
         return st;
@@ -143,6 +161,18 @@ void q4_junit_set_strict(q4_junit *j, int strict)
 {
     if (j)
         j->strict = strict != 0;
+}
+
+void q4_junit_set_planned(q4_junit *j, size_t planned)
+{
+    if (j)
+        j->planned = (long long)planned;
+}
+
+void q4_junit_set_stopped(q4_junit *j, const char *why)
+{
+    if (j)
+        snprintf(j->stopped, sizeof j->stopped, "%s", why && why[0] ? why : "stopped early");
 }
 
 void q4_junit_set_fsync(q4_junit *j, int on)
@@ -267,7 +297,7 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
         q4rep_buf_truncate(b, mark);
         b->failed = 0;
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JUnit report %s",
-                       r->name, j->path);
+                       r->name, j->file.path);
     }
     j->tests++;
     j->failures += cls == Q4REP_FAILED;
@@ -276,14 +306,14 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     j->micros += us;
     /* The case stays counted even if this write fails: the next add or close
      * rewrites the whole document, so a passing disk hiccup loses nothing. */
-    return flush(j, 0, err);
+    return flush(j, 0, 0, err);
 }
 
 q4_status q4_junit_close(q4_junit *j, q4_error *err)
 {
     if (!j)
         return Q4_OK;
-    q4_status st = flush(j, 1, err);   /* again: an earlier failed write is retried here */
+    q4_status st = flush(j, 1, 1, err);   /* again: an earlier failed write is retried here */
     destroy(j);
     return st;
 }

@@ -4,6 +4,7 @@
  *
  * Crash safety as in json.c: each add atomically replaces the file with the whole
  * document, so a run killed midway leaves every case timed so far. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,23 +17,38 @@
 #define Q4REPORT_PERF_FORMAT 1
 
 struct q4_perf_json {
-    char *path;
+    q4rep_file file;
     q4rep_buf head;        /* everything before the results */
     q4rep_buf body;        /* rendered result objects, comma-separated */
     q4rep_buf doc;         /* scratch for the whole document */
     size_t total;
+    long long planned;     /* cases the run means to time; < 0 unknown */
+    char stopped[200];     /* why the run ended early (q4_perf_json_set_stopped), or "" */
 };
 
-static q4_status flush(q4_perf_json *p, int sync, q4_error *err)
+/* Writes the whole document; final: the last write, at close. */
+static q4_status flush(q4_perf_json *p, int sync, int final, q4_error *err)
 {
     q4rep_buf *d = &p->doc;
     q4rep_buf_reset(d);
     q4rep_buf_put(d, p->head.data, p->head.len);
+    /* Only the final write of a run that was not stopped says complete. */
+    if (p->planned >= 0)
+        q4rep_buf_printf(d, "  \"planned\": %lld, ", p->planned);
+    else
+        q4rep_buf_puts(d, "  \"planned\": null, ");
+    q4rep_buf_printf(d, "\"complete\": %s, \"stopped\": ",
+                     final && !p->stopped[0] ? "true" : "false");
+    if (final && p->stopped[0])
+        q4rep_json_str(d, p->stopped, sizeof p->stopped);
+    else
+        q4rep_buf_puts(d, "null");
+    q4rep_buf_puts(d, ",\n  \"results\": [");
     q4rep_buf_put(d, p->body.data ? p->body.data : "", p->body.len);
     q4rep_buf_puts(d, p->total ? "\n  ]\n}}\n" : "]\n}}\n");
     if (d->failed)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing perf report %s", p->path);
-    return q4rep_write_atomic(p->path, d->data, d->len, sync, sync, err);
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing perf report %s", p->file.path);
+    return q4rep_file_write(&p->file, d->data, d->len, final, sync, sync, err);
 }
 
 static void destroy(q4_perf_json *p)
@@ -40,7 +56,7 @@ static void destroy(q4_perf_json *p)
     q4rep_buf_free(&p->head);
     q4rep_buf_free(&p->body);
     q4rep_buf_free(&p->doc);
-    free(p->path);
+    q4rep_file_close(&p->file);
     free(p);
 }
 
@@ -56,12 +72,14 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
         return q4_fail(err, Q4_ERR_ARG, "q4_perf_json_open: %zu props given but props is NULL",
                        nprops);
     q4_perf_json *p = calloc(1, sizeof *p);
-    size_t plen = strlen(path) + 1;
-    if (!p || !(p->path = malloc(plen))) {
-        free(p);
+    if (!p)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path);
+    p->planned = -1;
+    q4_status st = q4rep_file_open(&p->file, path, err);
+    if (st != Q4_OK) {
+        destroy(p);
+        return st;
     }
-    memcpy(p->path, path, plen);
     q4rep_buf *h = &p->head;
     q4rep_buf_puts(h, "{\"q4cts_perf\": {\n  \"version\": ");
     q4rep_json_str(h, Q4REPORT_VERSION, Q4REP_NOMAX);
@@ -81,10 +99,10 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
     q4rep_json_member_num(h, "copy_gbs", copy_gbs);
     q4rep_json_member_num(h, "fma_tflops", fma_tflops);
     q4rep_json_member_num(h, "dispatch_us", dispatch_us);
-    q4rep_buf_puts(h, "},\n  \"results\": [");
-    q4_status st = h->failed
+    q4rep_buf_puts(h, "},\n");
+    st = h->failed
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path)
-        : flush(p, 1, err);   /* a valid, empty report now: a bad path fails here, early */
+        : flush(p, 1, 0, err);   /* a valid, empty report now: a bad path fails here, early */
     if (st != Q4_OK) {
         destroy(p);
         return st;
@@ -121,17 +139,29 @@ q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *e
         q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
         b->failed = 0;
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding %.128s to perf report %s",
-                       r->name, p->path);
+                       r->name, p->file.path);
     }
     p->total++;
-    return flush(p, 0, err);
+    return flush(p, 0, 0, err);
+}
+
+void q4_perf_json_set_planned(q4_perf_json *p, size_t planned)
+{
+    if (p)
+        p->planned = (long long)planned;
+}
+
+void q4_perf_json_set_stopped(q4_perf_json *p, const char *why)
+{
+    if (p)
+        snprintf(p->stopped, sizeof p->stopped, "%s", why && why[0] ? why : "stopped early");
 }
 
 q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err)
 {
     if (!p)
         return Q4_OK;
-    q4_status st = flush(p, 1, err);   /* again: an earlier failed write is retried here */
+    q4_status st = flush(p, 1, 1, err);   /* again: an earlier failed write is retried here */
     destroy(p);
     return st;
 }

@@ -8,8 +8,13 @@
  *
  * File sinks (JUnit, JSON) are crash-safe: after open and after every add, the file
  * on disk is a complete, well-formed document holding every finished case (the whole
- * document is written to PATH.tmp, fsync'd, and renamed over PATH), so a run killed
- * midway (GPU hang, watchdog, OOM killer) still leaves a report CI can read.
+ * document is written to a unique temp file in PATH's folder, fsync'd, and renamed
+ * over PATH), so a run killed midway (GPU hang, watchdog, OOM killer) still leaves a
+ * report CI can read, and says it is not complete: "complete" is true only in the
+ * document that close writes for a run that was not stopped (set_stopped), beside the
+ * planned count (set_planned). A PATH that is not a regular file (/dev/null, a FIFO,
+ * the process's own stdout) is never replaced: it gets the final document once, at
+ * close; a symbolic link to a regular file is followed (report_file.c).
  * Errors come back as values (q4_status + one sentence in q4_error), as elsewhere. */
 #ifndef Q4REPORT_H
 #define Q4REPORT_H
@@ -87,11 +92,19 @@ void q4_junit_set_strict(q4_junit *j, int strict);
  * document (open and close always fsync). Each fsync costs milliseconds on a real disk
  * (about 8 ms here), so turn it off for runs of many short cases (perf mode). */
 void q4_junit_set_fsync(q4_junit *j, int on);
+/* Addition: the number of cases the run means to add: the "planned" property. */
+void q4_junit_set_planned(q4_junit *j, size_t planned);
+/* Addition: the run ended early (why: "interrupted by SIGINT"): close writes the
+ * property "complete" false and "stopped" with why. Without it, only close's document
+ * says complete true; every earlier one (what a killed run leaves) says false. */
+void q4_junit_set_stopped(q4_junit *j, const char *why);
 q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err);
 q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
 /* ---- JSON (json.c) ----
  * {"q4cts": {"version": "<q4cts version>", "format": 1, "strict": false,
+ *            "started": "<local time>", "planned": n or null, "complete": bool,
+ *            "stopped": "<why the run ended early>" or null,
  *            "properties": {key: value, ...},
  *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
@@ -107,6 +120,9 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops, q4
 void q4_json_set_strict(q4_json *j, int strict);
 /* Addition: as q4_junit_set_fsync. */
 void q4_json_set_fsync(q4_json *j, int on);
+/* Additions: "planned" and "complete"/"stopped", as for JUnit. */
+void q4_json_set_planned(q4_json *j, size_t planned);
+void q4_json_set_stopped(q4_json *j, const char *why);
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err);
 q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
@@ -114,6 +130,7 @@ q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (eve
  * {"q4cts_perf": {"version": "<q4cts version>", "format": 1,
  *                 "properties": {key: value, ...},
  *                 "ceilings": {"copy_gbs": x, "fma_tflops": y, "dispatch_us": z},
+ *                 "planned": n or null, "complete": bool, "stopped": "why" or null,
  *                 "results": [ {name, op, median_ms, p10_ms, p90_ms, gbs, tflops,
  *                               bound_by, pct_of_ceiling} or {name, op, error}, ... ]}}
  * One result per line; numbers round-trip (%.17g), non-finite ones are null. Crash-safe
@@ -132,6 +149,9 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
                             double copy_gbs, double fma_tflops, double dispatch_us,
                             q4_perf_json **out, q4_error *err);
 q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *err);
+/* Additions: "planned" and "complete"/"stopped", as for JUnit. */
+void q4_perf_json_set_planned(q4_perf_json *p, size_t planned);
+void q4_perf_json_set_stopped(q4_perf_json *p, const char *why);
 q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
 /* ---- console (console.c) ----
@@ -145,6 +165,10 @@ void q4_console_set_live(q4_console *c, int live);
 void q4_console_begin(q4_console *c, const char *case_name);  /* tty: redraw the live line "[done/total] pass N fail N skip N  12.3s  <case>" */
 void q4_console_result(q4_console *c, const q4_result *r);    /* non-tty: one line per case "Pass  q4cts....  margin 0.031  1.2 ms"; any not-ok case (tty or not): a block with the message, the worst element (output, index, where, got, expected, bound, margin) and the repro line */
 void q4_console_summary(q4_console *c);                        /* table per op: pass / fail / warn / not supported / other, worst margin, time; then totals */
+/* Addition: the run did not end as its verdicts say, and the summary's result line
+ * must not read PASS or FAIL: word "INCOMPLETE" (interrupted) or "ERROR" (a report
+ * could not be written), why in parentheses after it. Call before the summary. */
+void q4_console_set_outcome(q4_console *c, const char *word, const char *why);
 /* Additions: counts so far, for the harness's exit code and tests. */
 size_t q4_console_count(const q4_console *c, q4_verdict v);
 size_t q4_console_not_ok(const q4_console *c);

@@ -1,6 +1,6 @@
 /* q4report_internal.h: helpers shared by the sinks of q4report; not installed, not
  * for the harness. A growable text buffer (buf.c), XML and JSON escaping of untrusted
- * strings (escape.c), whole-file atomic replace (atomic_file.c), and the verdict
+ * strings (escape.c), how a report path is written (report_file.c), and the verdict
  * classes every sink counts by (verdict.c). */
 #ifndef Q4REPORT_INTERNAL_H
 #define Q4REPORT_INTERNAL_H
@@ -46,13 +46,23 @@ int q4rep_json_member_num(q4rep_buf *b, const char *key, double v);
  * *cp, or 0 for an invalid sequence (overlong, surrogate, > U+10FFFF, truncated). */
 size_t q4rep_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 
-/* ---- atomic_file.c ----
- * Writes data to PATH.tmp, fsyncs it (if sync_file), renames it over PATH, and with
- * sync_dir also fsyncs the folder (so the rename itself is durable): a reader, or a
- * run killed at any instant, sees the old document or the new one, never a mix.
- * Q4_ERR_IO naming the path and the reason on failure (PATH.tmp is then removed). */
-q4_status q4rep_write_atomic(const char *path, const char *data, size_t len, int sync_file,
-                             int sync_dir, q4_error *err);
+/* ---- report_file.c: where a document goes ----
+ * open decides, once, how PATH is written: a new path or a regular file (a symbolic
+ * link's regular target included) is replaced atomically by each write (unique temp
+ * file in the same folder, fsync'd if sync_file, renamed over it; sync_dir fsyncs the
+ * folder too), so a reader or a killed run sees the old document or the new one. Any
+ * other path (device, FIFO, socket, our own stdout/stderr, a dangling link) is opened
+ * now and written through once, by the final write; it is never replaced. A folder is
+ * refused. Errors are Q4_ERR_IO naming the path and the reason. */
+typedef struct q4rep_file {
+    char *path;     /* the file written: PATH, or a symbolic link's target */
+    int fd;         /* >= 0: written through at the final write */
+    unsigned mode;  /* permissions of a replaced file: the old file's, else 0666 & ~umask */
+} q4rep_file;
+q4_status q4rep_file_open(q4rep_file *f, const char *path, q4_error *err);
+q4_status q4rep_file_write(q4rep_file *f, const char *data, size_t len, int final,
+                           int sync_file, int sync_dir, q4_error *err);
+void q4rep_file_close(q4rep_file *f);
 
 /* ---- verdict.c: how each sink counts a verdict ---- */
 typedef enum q4rep_class {

@@ -77,6 +77,19 @@ void tu_rmdir(const char *dir)
     rmdir(dir);
 }
 
+int tu_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
 /* Reads fd to its end into a malloc'd, NUL-terminated string (NULL if out of memory). */
 static char *read_all(int fd)
 {

@@ -13,6 +13,9 @@ char *tu_tmpdir(void);
 char *tu_path(const char *dir, const char *name);
 /* The whole file, NUL-terminated (len without the NUL), or NULL. Caller frees. */
 char *tu_read(const char *path, size_t *len);
+/* Entries in the folder other than . and .., or -1 when it cannot be read: a test
+ * that no temp file was left behind, whatever its name. */
+int tu_count_entries(const char *dir);
 /* Removes the folder's files and the folder (flat folders only). */
 void tu_rmdir(const char *dir);
 

@@ -33,6 +33,8 @@ if [ "$mode" = usage ]; then
   expect 2 'cannot read missing.spv' -- "$q4cts" run --kernel adamw_step=missing.spv
   expect 2 'inject-fault expects' -- "$q4cts" run --inject-fault boom@1
   expect 0 'q4cts.linear_q4gsw_backward.odd_n4_partial_m.m5_n12_k16_g16' -- "$q4cts" list --caselist "$src/cases/smoke.txt"
+  # Output that cannot be written is an error, not a silent exit 0.
+  expect 2 'cannot write to standard output: No space left on device' -- bash -c "'$q4cts' list >/dev/full"
   # Shards are disjoint and their union is the whole list.
   checks=$((checks + 1))
   "$q4cts" list >all.txt && for i in 1 2 3; do "$q4cts" list --shard $i/3; done | sort >union.txt
@@ -53,6 +55,25 @@ else
       || fail "r.json is not valid JSON with $n results"
   fi
   one='q4cts.adamw_step.wd_on.*'
+  # A finished run's reports say how many cases were planned and that they are complete.
+  checks=$((checks + 1))
+  grep -q "\"planned\": $n, \"complete\": true" r.json || fail "r.json does not say planned $n, complete"
+  grep -q '<property name="complete" value="true"/>' j.xml || fail "j.xml does not say complete"
+  # A report path is never replaced by a file when it is not one: a link to a device is
+  # written through (here a full one: the run is an ERROR, exit 2, never "result: PASS").
+  ln -s /dev/full full.json
+  expect 2 'JSON report could not be written: .*No space left on device' -- "$q4cts" run --filter "$one" --json full.json
+  checks=$((checks + 1))
+  grep -q '^result: PASS' out.txt && fail "a run whose report was lost says result: PASS"
+  grep -q '^result: ERROR' out.txt || fail "a run whose report was lost does not say result: ERROR"
+  [ -L full.json ] || fail "the link to /dev/full was replaced"
+  mkdir adir
+  expect 2 'report file adir is a directory' -- "$q4cts" run --filter "$one" --junit adir
+  # Validation turned on from the environment shows in the reports and the repro line.
+  expect 0 'Pass' -- env Q4CTS_VALIDATION=1 "$q4cts" run --filter "$one" --json v.json
+  checks=$((checks + 1))
+  grep -q '"validation": "on"' v.json || fail "Q4CTS_VALIDATION=1 is not in the report's properties"
+  grep -q '"repro": "[^"]*--validation' v.json || fail "Q4CTS_VALIDATION=1 is not in the repro line"
   # A lost device is a Crash for its case only; the device is reopened for the next.
   expect 1 'Crash' -- "$q4cts" run --filter "$one" --filter 'q4cts.adamw_step.wd_off.*' --inject-fault lost@1
   grep -q 'Pass' out.txt || fail "no case passed after the device was lost and reopened"
@@ -69,6 +90,8 @@ else
   kill -9 $pid; wait $pid 2>/dev/null
   xmllint --noout --schema "$src/reports/junit-10.xsd" killed.xml 2>/dev/null || fail "killed.xml does not validate"
   grep -q '<testcase ' killed.xml || fail "killed.xml holds no finished case"
+  grep -q '<property name="complete" value="false"/>' killed.xml || fail "killed.xml does not say it is incomplete"
+  [ "$(ls | grep -c 'killed\.xml\.')" -eq 0 ] || fail "a temp file of killed.xml was left behind"
   # A failing case dumps .npy files and prints a repro line that fails again alone.
   if [ -n "$mutations" ] && [ -f "$mutations/adamw_no_bias_correction.spv" ]; then
     expect 1 'Fail' -- "$q4cts" run --filter "$one" --kernel "adamw_step=$mutations/adamw_no_bias_correction.spv" --dump-dir dumps
