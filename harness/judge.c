@@ -4,7 +4,15 @@
  * reference/ (fp64 truth, SPEC §3 bound); a NaN or Inf where the truth is finite
  * fails. Code outputs (requant): got == code passes, got == alt (the neighbour a
  * conformant 2.5-ULP division may give) is a QualityWarning, anything else fails.
- * Guard words and W_4X8 padding words must be intact. */
+ * Guard words and W_4X8 padding words must be intact.
+ *
+ * Beside the per-element bounds, the statistical check (docs/numerics.md): for every
+ * real output with an envelope, as a whole and row by row, the signed sums of the
+ * errors (plain and toward the value's sign) against q4ref_stat_bias_envelope, and the
+ * norm of the errors, once each row's shared factor is taken out (least squares on
+ * shr), against q4ref_stat_rms_envelope. The largest statistic / envelope is the
+ * case's statistical margin; above 1 the case fails even if every element is within
+ * its bound. */
 #include "judge.h"
 
 #include <math.h>
@@ -23,6 +31,111 @@ static void consider(worst *w, const q4h_output *o, int64_t i, double margin, do
     if (w->o == NULL || margin > w->margin) {
         *w = (worst){ margin, err, got, expected, bound, o, i };
     }
+}
+
+/* Sums over one group of elements (a row, or a whole output). */
+typedef struct stat_sums {
+    double se, s0;            /* sum sgn(value) err, sum err */
+    double ee, ew, ww;        /* sum err^2, err shr, shr^2: the row's residual norm */
+    double res2;              /* squared norm of the errors with the shared factor out */
+    double shared, a1, a2;    /* sum |shr|, alw, alw^2 */
+    double q2, q4, qmax;      /* sum sd^2, sd^4, max sd^2 */
+} stat_sums;
+
+/* The worst statistic of a case: which output, row (-1: the whole output), which test. */
+typedef struct stat_worst {
+    double margin, stat, env;
+    const q4h_output *o;
+    int64_t row;
+    const char *test;
+} stat_worst;
+
+/* One element, in units of its own statistical scale alw + sd, so that every element
+ * weighs the same whatever its magnitude (the model scales with it). An element with
+ * no scale must be exact, which the per-element check sees to. */
+static void stat_add_elem(stat_sums *g, double err, double value, double alw, double sd,
+                          double shr)
+{
+    double c = alw + sd;
+    if (!(c > 0))
+        return;
+    err /= c;
+    alw /= c;
+    sd /= c;
+    shr /= c;
+    g->se += value > 0 ? err : value < 0 ? -err : 0;
+    g->s0 += err;
+    g->ee += err * err;
+    g->ew += err * shr;
+    g->ww += shr * shr;
+    g->shared += fabs(shr);
+    g->a1 += alw;
+    g->a2 += alw * alw;
+    g->q2 += sd * sd;
+    g->q4 += sd * sd * sd * sd;
+    g->qmax = fmax(g->qmax, sd * sd);
+}
+
+/* Closes a row: its residual norm, then its sums added to the output's. */
+static void stat_end_row(stat_sums *row, stat_sums *total)
+{
+    row->res2 = fmax(row->ee - (row->ww > 0 ? row->ew * row->ew / row->ww : 0), 0);
+    total->se += row->se;
+    total->s0 += row->s0;
+    total->res2 += row->res2;
+    total->shared += row->shared;
+    total->a1 += row->a1;
+    total->a2 += row->a2;
+    total->q2 += row->q2;
+    total->q4 += row->q4;
+    total->qmax = fmax(total->qmax, row->qmax);
+}
+
+static double ratio(double stat, double env)
+{
+    if (stat == 0)
+        return 0;
+    return env > 0 ? stat / env : INFINITY;
+}
+
+static void stat_consider(stat_worst *w, const q4h_output *o, int64_t row, const stat_sums *g)
+{
+    double bias = fmax(fabs(g->se), fabs(g->s0)), rms = sqrt(g->res2);
+    double benv = q4ref_stat_bias_envelope(g->shared, g->a1, g->q2);
+    double renv = q4ref_stat_rms_envelope(g->a2, g->q2, g->q4, g->qmax);
+    double mb = ratio(bias, benv), mr = ratio(rms, renv);
+    if (w->o == NULL || mb > w->margin)
+        *w = (stat_worst){ mb, bias, benv, o, row, "signed error sum" };
+    if (mr > w->margin)
+        *w = (stat_worst){ mr, rms, renv, o, row, "error norm" };
+}
+
+/* The statistical check of one real output (nothing without an envelope). */
+static void judge_stat(const q4h_output *o, stat_worst *w)
+{
+    stat_sums total = { 0 };
+    if (!o->env.alw && o->dot_n <= 0)
+        return;
+    for (int64_t r = 0; r < o->rows; r++) {
+        stat_sums row = { 0 };
+        for (int64_t i = r * o->cols; i < (r + 1) * o->cols; i++) {
+            double err = (double)o->got[i] - o->value[i], alw, sd, shr = 0;
+            if (!isfinite(err))
+                continue;   /* the per-element check fails it */
+            if (o->env.alw) {
+                alw = o->env.alw[i];
+                sd = o->env.sd[i];
+                shr = o->env.shr ? o->env.shr[i] : 0;
+            } else {
+                q4ref_envelope_dot(o->dot_n, o->dot_factors, o->bound[i], &alw, &sd);
+            }
+            stat_add_elem(&row, err, o->value[i], alw, sd, shr);
+        }
+        stat_end_row(&row, &total);
+        if (o->rows > 1)
+            stat_consider(w, o, r, &row);
+    }
+    stat_consider(w, o, -1, &total);
 }
 
 /* Returns the number of elements over their bound. */
@@ -78,15 +191,17 @@ static void where(const q4h_output *o, int64_t i, char *buf, size_t size)
 void q4h_judge(const q4h_outputs *out, q4_result *r)
 {
     worst w = { 0 };
+    stat_worst sw = { 0 };
     int64_t over = 0, warned = 0, elements = 0;
     char problem[256] = "";
 
     for (int k = 0; k < out->n; k++) {
         const q4h_output *o = &out->o[k];
         elements += o->count;
-        if (o->got)
+        if (o->got) {
             over += judge_real(o, &w);
-        else
+            judge_stat(o, &sw);
+        } else
             judge_codes(o, &w, &over, &warned);
         if (!o->guard_ok && !problem[0])
             snprintf(problem, sizeof problem,
@@ -108,6 +223,7 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
     snprintf(r->output, sizeof r->output, "%s", w.o ? w.o->name : "");
     if (w.o)
         where(w.o, w.index, r->where, sizeof r->where);
+    r->stat_margin = sw.o ? sw.margin : NAN;
 
     if (over > 0 || problem[0]) {
         r->verdict = Q4_FAIL;
@@ -120,6 +236,16 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
                      r->worst_margin);
         else
             snprintf(r->message, sizeof r->message, "%s", problem);
+    } else if (sw.o && !(sw.margin <= 1)) {
+        char row[64] = "";
+        r->verdict = Q4_FAIL;
+        if (sw.row >= 0)
+            snprintf(row, sizeof row, " row %s=%lld", sw.o->row_name, (long long)sw.row);
+        snprintf(r->message, sizeof r->message,
+                 "systematic error: every element is within its bound (worst margin %.3g), but "
+                 "output %s%s has %s %.3g, above what a correct fp32 kernel can produce, %.3g "
+                 "(statistical margin %.3g; docs/numerics.md)", r->worst_margin, sw.o->name, row,
+                 sw.test, sw.stat, sw.env, sw.margin);
     } else if (warned > 0) {
         r->verdict = Q4_QUALITY_WARNING;
         snprintf(r->message, sizeof r->message,

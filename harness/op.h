@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "q4case.h"
+#include "q4ref.h"
 #include "q4vk.h"
 
 /* One output tensor of a case: the reference's truth and the GPU's result. A real
@@ -30,6 +31,13 @@ typedef struct q4h_output {
     float *got;
     uint8_t *code, *alt;       /* code outputs: exact code and the conformant alternative */
     uint8_t *got_code;
+    /* Statistical envelope (docs/numerics.md), for real outputs that have one: either
+     * per-element arrays from the reference (env.alw and env.sd non-NULL; env.shr may
+     * be NULL), or, for a dot product of dot_n terms of dot_factors factors, derived
+     * from each element's bound (q4ref_envelope_dot). Neither: no statistical check. */
+    q4ref_envelope env;
+    int64_t dot_n;
+    int dot_factors;
     bool guard_ok;             /* the guard words after the GPU buffer were untouched */
     int64_t guard_bad_at;      /* first changed guard word, when !guard_ok */
     bool padding_ok;           /* W_4X8 padding words exactly 0x88888888 (code outputs) */

@@ -33,6 +33,18 @@ q4_status q4h_real_output(q4h_outputs *out, const char *name, int64_t rows, int6
     return Q4_OK;
 }
 
+q4_status q4h_output_envelope(q4h_output *o, bool shared, q4_error *err)
+{
+    size_t n = (size_t)o->count;
+    o->env.alw = malloc(n * sizeof(float));
+    o->env.sd = malloc(n * sizeof(float));
+    o->env.shr = shared ? malloc(n * sizeof(float)) : NULL;
+    if (!o->env.alw || !o->env.sd || (shared && !o->env.shr))
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the envelope of output %s (%zu "
+                       "elements)", o->name, n);
+    return Q4_OK;
+}
+
 q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err)
@@ -60,6 +72,9 @@ void q4h_outputs_free(q4h_outputs *out)
         free(o->alt);
         free(o->got_code);
         free(o->raw);
+        free(o->env.alw);
+        free(o->env.sd);
+        free(o->env.shr);
     }
     out->n = 0;
 }

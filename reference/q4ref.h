@@ -83,6 +83,29 @@ q4_status q4ref_adamw_truth(const float *param, const float *grad, const float *
  * Both [N,K], one code per byte. */
 q4_status q4ref_requant_truth(const float *latent, const float *scales, int64_t N, int64_t K,
                               int64_t gs, uint8_t *code, uint8_t *alt, q4_error *err);
+/* ---------------- statistical envelope (docs/numerics.md) ----------------
+ * Beside each bound, what a correct fp32 kernel's error looks like over many elements
+ * under the random-rounding model. Per element: alw, an allowance for error that may
+ * have one sign over many elements; sd, the sub-Gaussian scale of the independent,
+ * mean-zero rest; shr (may be NULL), the coefficient of a factor shared by a row: the
+ * row's elements may all move by t * shr_j with one |t| <= 1 (fused CE's softmax sum).
+ * Arrays of the output's shape; float, as an envelope needs no more. */
+typedef struct q4ref_envelope {
+    float *alw, *sd, *shr;
+} q4ref_envelope;
+/* The truths above, with their envelopes: loss_env has one element; env[3] is for
+ * param, m, v. A NULL envelope is not filled. */
+q4_status q4ref_fused_ce_truth_env(const float *logits, const int32_t *labels, int64_t R,
+                                   int64_t V, float n_valid, double *loss_value,
+                                   double *loss_bound, double *dlogits_value,
+                                   double *dlogits_bound, const q4ref_envelope *loss_env,
+                                   const q4ref_envelope *dlogits_env, q4_error *err);
+q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const float *m,
+                                const float *v, int64_t numel, const q4ref_adamw_hyper *h,
+                                double *param_value, double *param_bound, double *m_value,
+                                double *m_bound, double *v_value, double *v_bound,
+                                const q4ref_envelope *env, q4_error *err);
+
 /* Dequantize truth: exact in fp64, and the fp32 product (code-8)*s rounds once. */
 q4_status q4ref_dequant_truth(const uint32_t *w, const float *scales, int64_t N, int64_t K,
                               int64_t gs, double *value, double *bound, q4_error *err);
@@ -97,6 +120,15 @@ double q4ref_gamma(int64_t n);
 double q4ref_bound_dot(int64_t n, int factors, double sum_abs);
 /* Bound for one fp32 dequantized element (code-8)*s whose exact value is `value`. */
 double q4ref_bound_dequant(double value);
+/* The envelope (alw, sd) of a dot-product output whose bound from q4ref_bound_dot(n,
+ * factors, sum_abs) is `bound`: sd = u sqrt(n + factors - 1) sum_abs (Higham-Mary). */
+void q4ref_envelope_dot(int64_t n, int factors, double bound, double *alw, double *sd);
+/* A group's envelopes (docs/numerics.md), from sums over its elements: its signed
+ * error sums pass while within shared + alw + LAMBDA sqrt(sd2) (shared = sum |shr|,
+ * alw = sum alw, sd2 = sum sd^2); the norm of its errors (after a shared factor is
+ * taken out) passes while within rms_envelope(sum alw^2, sum sd^2, sum sd^4, max sd^2). */
+double q4ref_stat_bias_envelope(double shared, double alw, double sd2);
+double q4ref_stat_rms_envelope(double alw2, double sd2, double sd4, double sd2_max);
 
 /* ---------------- fault injection (SQLite's habit: test the error paths) ----------------
  * The nth host allocation q4ref makes from now on (1-based) fails as if malloc had

@@ -45,6 +45,24 @@ q4_status q4ref_adamw_truth(const float *param, const float *grad, const float *
                             double *m_value, double *m_bound,
                             double *v_value, double *v_bound, q4_error *err)
 {
+    return q4ref_adamw_truth_env(param, grad, m, v, numel, h, param_value, param_bound, m_value,
+                                 m_bound, v_value, v_bound, NULL, err);
+}
+
+static void put_env(const q4ref_envelope *env, int64_t i, q4ref_ev x)
+{
+    env->alw[i] = (float)x.a;
+    env->sd[i] = (float)x.q;
+    if (env->shr)
+        env->shr[i] = 0;
+}
+
+q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const float *m,
+                                const float *v, int64_t numel, const q4ref_adamw_hyper *h,
+                                double *param_value, double *param_bound, double *m_value,
+                                double *m_bound, double *v_value, double *v_bound,
+                                const q4ref_envelope *env, q4_error *err)
+{
     q4_status st;
     if ((st = check_hyper(h, numel, err)))
         return st;
@@ -65,6 +83,11 @@ q4_status q4ref_adamw_truth(const float *param, const float *grad, const float *
         m_bound[i] = m1.e;
         v_value[i] = v1.v;
         v_bound[i] = v1.e;
+        if (env) {
+            put_env(&env[0], i, p1);
+            put_env(&env[1], i, m1);
+            put_env(&env[2], i, v1);
+        }
     }
     return Q4_OK;
 }

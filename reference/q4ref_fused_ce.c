@@ -59,8 +59,19 @@ q4_status q4ref_fused_ce_truth(const float *logits, const int32_t *labels, int64
                                float n_valid, double *loss_value, double *loss_bound,
                                double *dlogits_value, double *dlogits_bound, q4_error *err)
 {
+    return q4ref_fused_ce_truth_env(logits, labels, R, V, n_valid, loss_value, loss_bound,
+                                    dlogits_value, dlogits_bound, NULL, NULL, err);
+}
+
+q4_status q4ref_fused_ce_truth_env(const float *logits, const int32_t *labels, int64_t R,
+                                   int64_t V, float n_valid, double *loss_value,
+                                   double *loss_bound, double *dlogits_value,
+                                   double *dlogits_bound, const q4ref_envelope *loss_env,
+                                   const q4ref_envelope *dlogits_env, q4_error *err)
+{
     q4_status st;
     q4ref_ce_row *rows;
+    float *scratch = NULL;
     q4ref_ev loss;
     if ((st = q4_check_ce_shape(R, V, n_valid, err)))
         return st;
@@ -71,20 +82,37 @@ q4_status q4ref_fused_ce_truth(const float *logits, const int32_t *labels, int64
     if ((st = check_ce(logits, labels, R, V, out, 4, err)) ||
         !(rows = q4ref_alloc(R, 1, sizeof *rows, "the per-row losses", &st, err)))
         return st;
+    /* Without a dlogits envelope from the caller, one row's worth of scratch holds it. */
+    if (!dlogits_env && !(scratch = q4ref_alloc(3, V, sizeof(float), "the envelope", &st, err))) {
+        free(rows);
+        return st;
+    }
     for (int64_t r = 0; r < R; r++) {
         double *dv = dlogits_value + r * V, *db = dlogits_bound + r * V;
+        float *alw = dlogits_env ? dlogits_env->alw + r * V : scratch;
+        float *sd = dlogits_env ? dlogits_env->sd + r * V : scratch + V;
+        float *shr = dlogits_env ? dlogits_env->shr + r * V : scratch + 2 * V;
         if (labels[r] < 0) {
             /* Masked: exact zeros are required, so the bound is 0. */
-            for (int64_t j = 0; j < V; j++)
+            for (int64_t j = 0; j < V; j++) {
                 dv[j] = db[j] = 0;
-            rows[r] = (q4ref_ce_row){0, 0, 0};
+                alw[j] = sd[j] = shr[j] = 0;
+            }
+            rows[r] = (q4ref_ce_row){{0, 0, 0, 0}, 0};
             continue;
         }
-        q4ref_ce_row_bound(logits + r * V, V, labels[r], n_valid, &rows[r], dv, db);
+        q4ref_ce_row_bound(logits + r * V, V, labels[r], n_valid, &rows[r], dv, db, alw, sd, shr);
     }
     loss = q4ref_ce_loss_sum(rows, R);
     *loss_value = loss.v;
     *loss_bound = loss.e;
+    if (loss_env) {
+        loss_env->alw[0] = (float)loss.a;
+        loss_env->sd[0] = (float)loss.q;
+        if (loss_env->shr)
+            loss_env->shr[0] = 0;
+    }
+    free(scratch);
     free(rows);
     return Q4_OK;
 }

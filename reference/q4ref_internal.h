@@ -40,20 +40,25 @@ void q4ref_dequant_w4x8_f64(const uint32_t *w, const float *scales, int64_t N, i
 
 /* ---------------- running error analysis (q4ref_bounds.c) ---------------- */
 /* A real number known as v with |exact fp32-evaluation result - v| <= e, where v is
- * the fp64 evaluation of the same formula. */
+ * the fp64 evaluation of the same formula; for the statistical envelope, the part of
+ * that error that may be systematic (a) and the sub-Gaussian scale of the random rest
+ * (q) (q4ref_bounds.c, docs/numerics.md). */
 typedef struct q4ref_ev {
     double v;
     double e;
+    double a, q;
 } q4ref_ev;
 
 /* One bound per output element of fused CE (SPEC §2, §3); see q4ref_bounds.c. */
 typedef struct q4ref_ce_row {
-    double loss_v, loss_e;   /* loss_r = (lse - x_l) / n_valid */
+    q4ref_ev loss;           /* loss_r = (lse - x_l) / n_valid */
     int valid;               /* 0: a masked row (loss_r = 0 exactly) */
 } q4ref_ce_row;
-/* Row r of [V] logits with label l >= 0: fills loss and per-column dlogits value and bound. */
+/* Row r of [V] logits with label l >= 0: fills loss and per-column dlogits value and
+ * bound, and the envelope (q4ref_envelope: alw, sd, shr). */
 void q4ref_ce_row_bound(const float *x, int64_t V, int32_t l, float n_valid,
-                        q4ref_ce_row *row, double *dv, double *db);
+                        q4ref_ce_row *row, double *dv, double *db, float *alw, float *sd,
+                        float *shr);
 /* Value and bound of loss = the sum of the R row losses. */
 q4ref_ev q4ref_ce_loss_sum(const q4ref_ce_row *rows, int64_t R);
 

@@ -17,6 +17,7 @@ typedef struct op_stat {
     char op[40];
     size_t pass, fail, warn, skip, other;
     double worst_margin;   /* NAN until a judged case arrives */
+    double worst_stat;     /* statistical margin, NAN until a case with one arrives */
     double seconds;
 } op_stat;
 
@@ -165,6 +166,7 @@ static op_stat *op_for(q4_console *c, const char *op)
     memset(s, 0, sizeof *s);
     memcpy(s->op, op, n);
     s->worst_margin = NAN;
+    s->worst_stat = NAN;
     return s;
 }
 
@@ -208,11 +210,13 @@ static void tally(q4_console *c, const q4_result *r, int ok)
     }
     if (!isnan(r->worst_margin) && (isnan(s->worst_margin) || r->worst_margin > s->worst_margin))
         s->worst_margin = r->worst_margin;
+    if (!isnan(r->stat_margin) && (isnan(s->worst_stat) || r->stat_margin > s->worst_stat))
+        s->worst_stat = r->stat_margin;
     if (r->seconds > 0 && isfinite(r->seconds))
         s->seconds += r->seconds;
 }
 
-/* "Fail            q4cts.op.family.params  margin 3.2  12.3 ms  gpu 1.1 ms" */
+/* "Fail            q4cts.op.family.params  margin 3.2  stat 0.5  12.3 ms  gpu 1.1 ms" */
 static void case_line(q4_console *c, const q4_result *r)
 {
     char wall[32], gpu[32];
@@ -221,6 +225,8 @@ static void case_line(q4_console *c, const q4_result *r)
     put_clean(c->out, r->name, sizeof r->name, NULL);
     if (!isnan(r->worst_margin))
         fprintf(c->out, "  margin %.3g", r->worst_margin);
+    if (!isnan(r->stat_margin))
+        fprintf(c->out, "  stat %.3g", r->stat_margin);
     fprintf(c->out, "  %s", wall);
     if (r->gpu_ms >= 0) {
         fmt_dur(gpu, r->gpu_ms * 1e-3);
@@ -268,6 +274,15 @@ void q4_console_result(q4_console *c, const q4_result *r)
     fflush(c->out);
 }
 
+/* "-" for none, else 4 significant digits. */
+static void fmt_margin(char *buf, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.4g", v);
+}
+
 void q4_console_summary(q4_console *c)
 {
     if (!c)
@@ -280,34 +295,31 @@ void q4_console_summary(q4_console *c)
         if (n > w)
             w = n;
     }
-    char dur[32];
-    fprintf(f, "\n%-*s  %6s %6s %6s %6s %6s  %12s  %9s\n", w, "op",
-            "pass", "fail", "warn", "n/s", "other", "worst margin", "time");
+    char dur[32], m[32], st[32];
+    fprintf(f, "\n%-*s  %6s %6s %6s %6s %6s  %12s  %10s  %9s\n", w, "op",
+            "pass", "fail", "warn", "n/s", "other", "worst margin", "worst stat", "time");
     size_t tp = 0, tf = 0, tw = 0, ts = 0, to = 0;
-    double tmargin = NAN, tsec = 0;
+    double tmargin = NAN, tstat = NAN, tsec = 0;
     for (size_t i = 0; i < c->nops; i++) {
         const op_stat *s = &c->ops[i];
-        char m[32];
-        if (isnan(s->worst_margin))
-            snprintf(m, sizeof m, "-");
-        else
-            snprintf(m, sizeof m, "%.4g", s->worst_margin);
+        fmt_margin(m, sizeof m, s->worst_margin);
+        fmt_margin(st, sizeof st, s->worst_stat);
         fmt_dur(dur, s->seconds);
-        fprintf(f, "%-*s  %6zu %6zu %6zu %6zu %6zu  %12s  %9s\n", w,
-                s->op[0] ? s->op : "(none)", s->pass, s->fail, s->warn, s->skip, s->other, m, dur);
+        fprintf(f, "%-*s  %6zu %6zu %6zu %6zu %6zu  %12s  %10s  %9s\n", w,
+                s->op[0] ? s->op : "(none)", s->pass, s->fail, s->warn, s->skip, s->other, m, st,
+                dur);
         tp += s->pass; tf += s->fail; tw += s->warn; ts += s->skip; to += s->other;
         if (!isnan(s->worst_margin) && (isnan(tmargin) || s->worst_margin > tmargin))
             tmargin = s->worst_margin;
+        if (!isnan(s->worst_stat) && (isnan(tstat) || s->worst_stat > tstat))
+            tstat = s->worst_stat;
         tsec += s->seconds;
     }
-    char m[32];
-    if (isnan(tmargin))
-        snprintf(m, sizeof m, "-");
-    else
-        snprintf(m, sizeof m, "%.4g", tmargin);
+    fmt_margin(m, sizeof m, tmargin);
+    fmt_margin(st, sizeof st, tstat);
     fmt_dur(dur, tsec);
-    fprintf(f, "%-*s  %6zu %6zu %6zu %6zu %6zu  %12s  %9s\n", w, "total",
-            tp, tf, tw, ts, to, m, dur);
+    fprintf(f, "%-*s  %6zu %6zu %6zu %6zu %6zu  %12s  %10s  %9s\n", w, "total",
+            tp, tf, tw, ts, to, m, st, dur);
 
     /* Every verdict that occurred, by its CTS name. */
     fprintf(f, "\nverdicts:");

@@ -219,6 +219,8 @@ static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
     if (!isnan(r->worst_margin))
         q4rep_buf_printf(b, "\nmargin: %.6g\nworst error: %.6g\nelements judged: %lld",
                          r->worst_margin, r->worst_err, (long long)r->elements);
+    if (!isnan(r->stat_margin))
+        q4rep_buf_printf(b, "\nstatistical margin: %.6g", r->stat_margin);
     q4rep_buf_puts(b, "\nworst: ");
     q4rep_xml_text(b, q4_result_worst(r, worst, sizeof worst), sizeof worst);
     q4rep_buf_printf(b, "\nwall: %.6f s", r->seconds >= 0 ? r->seconds : 0.0);

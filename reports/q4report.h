@@ -51,6 +51,8 @@ typedef struct q4_result {
     double gpu_ms;         /* < 0 if unknown */
     double worst_err;      /* |got - expected| at the worst-margin element; NAN if not judged */
     double worst_margin;   /* max over elements of err / bound (<= 1 passes); NAN if not judged */
+    double stat_margin;    /* max over outputs and rows of statistic / envelope (<= 1 passes,
+                              docs/numerics.md); NAN if no output has an envelope */
     double got, expected, bound;   /* at that element */
     char output[32];       /* which output tensor, e.g. "y", "dlogits", "loss", "w4x8" */
     int64_t index;         /* flat element index, -1 if none */

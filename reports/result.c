@@ -13,6 +13,7 @@ void q4_result_init(q4_result *r)
     r->gpu_ms = -1.0;
     r->worst_err = NAN;
     r->worst_margin = NAN;
+    r->stat_margin = NAN;
     r->got = NAN;
     r->expected = NAN;
     r->bound = NAN;

@@ -24,9 +24,13 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
         st = q4h_real_output(out, "m", 1, c->numel, "-", "i", &m, err);
     if (st == Q4_OK)
         st = q4h_real_output(out, "v", 1, c->numel, "-", "i", &v, err);
-    if (st == Q4_OK)
-        st = q4ref_adamw_truth(in->param, in->grad, in->m, in->v, c->numel, &h, p->value,
-                               p->bound, m->value, m->bound, v->value, v->bound, err);
+    for (int i = 0; i < 3 && st == Q4_OK; i++)
+        st = q4h_output_envelope(&out->o[i], false, err);
+    if (st == Q4_OK) {
+        q4ref_envelope env[3] = { p->env, m->env, v->env };
+        st = q4ref_adamw_truth_env(in->param, in->grad, in->m, in->v, c->numel, &h, p->value,
+                                   p->bound, m->value, m->bound, v->value, v->bound, env, err);
+    }
     return st;
 }
 

@@ -20,8 +20,13 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     if (st == Q4_OK)
         st = q4h_real_output(out, "dlogits", c->r, c->v, "r", "v", &dl, err);
     if (st == Q4_OK)
-        st = q4ref_fused_ce_truth(in->logits, in->labels, c->r, c->v, in->n_valid, loss->value,
-                                  loss->bound, dl->value, dl->bound, err);
+        st = q4h_output_envelope(loss, false, err);
+    if (st == Q4_OK)
+        st = q4h_output_envelope(dl, true, err);
+    if (st == Q4_OK)
+        st = q4ref_fused_ce_truth_env(in->logits, in->labels, c->r, c->v, in->n_valid,
+                                      loss->value, loss->bound, dl->value, dl->bound, &loss->env,
+                                      &dl->env, err);
     return st;
 }
 

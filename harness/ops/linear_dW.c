@@ -19,6 +19,9 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     q4_status st = q4h_real_output(out, "dw", c->n, c->k, "n", "k", &dw, err);
     if (st == Q4_OK)
         st = q4ref_linear_dw_truth(in->dout, in->x, c->m, c->n, c->k, dw->value, dw->bound, err);
+    /* envelope from the bound: M terms of dout * x */
+    dw->dot_n = c->m;
+    dw->dot_factors = 2;
     return st;
 }
 

@@ -25,6 +25,9 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     if (st == Q4_OK)
         st = q4ref_linear_fwd_truth(in->x, in->w4x8, in->scales, c->bias ? in->bias : NULL, c->m,
                                     c->n, c->k, c->gs, y->value, y->bound, err);
+    /* envelope from the bound: K terms (and the bias) of x * ((code - 8) * s) */
+    y->dot_n = c->k + (c->bias ? 1 : 0);
+    y->dot_factors = 3;
     return st;
 }
 

@@ -23,6 +23,9 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     if (st == Q4_OK)
         st = q4ref_linear_bwd_truth(in->dout, in->w4x8, in->scales, c->m, c->n, c->k, c->gs,
                                     dx->value, dx->bound, err);
+    /* envelope from the bound: N terms of dout * ((code - 8) * s) */
+    dx->dot_n = c->n;
+    dx->dot_factors = 3;
     return st;
 }
 

@@ -50,16 +50,18 @@ static void assert_line(const char *text, const char *want)
     free(l);
 }
 
-/* A summary row: op, pass, fail, warn, n/s, other, worst margin. */
+/* A summary row: op, pass, fail, warn, n/s, other, worst margin, worst stat. */
 static void assert_row(const char *text, const char *op, int pass, int fail, int warn,
-                       int ns, int other, const char *margin)
+                       int ns, int other, const char *margin, const char *stat)
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "%s ", op);
     char *l = line_starting(text, prefix);
-    char name[64], m[32];
+    char name[64], m[32], st[32];
     int c[5];
-    ck_assert_int_eq(sscanf(l, "%63s %d %d %d %d %d %31s", name, &c[0], &c[1], &c[2], &c[3], &c[4], m), 7);
+    ck_assert_int_eq(sscanf(l, "%63s %d %d %d %d %d %31s %31s", name, &c[0], &c[1], &c[2], &c[3],
+                            &c[4], m, st), 8);
+    ck_assert_str_eq(st, stat);
     ck_assert_str_eq(name, op);
     ck_assert_int_eq(c[0], pass);
     ck_assert_int_eq(c[1], fail);
@@ -96,7 +98,7 @@ START_TEST(plain_lines_blocks_and_summary)
     /* not a terminal: no live line, no escape sequences */
     ck_assert_ptr_null(strchr(t, '\r'));
     ck_assert_ptr_null(strchr(t, '\033'));
-    assert_line(t, "Pass            q4cts.linear_fwd.square.m8n16k32g32  margin 0.0312  1.0 ms");
+    assert_line(t, "Pass            q4cts.linear_fwd.square.m8n16k32g32  margin 0.0312  stat 0.25  1.0 ms");
     assert_line(t, "Fail            q4cts.ce_loss.square.m9n16k32g32  margin 3.5  2.0 ms  gpu 250 us");
     assert_line(t, "    message: Fail: sample message 1");
     assert_line(t, "    worst:   y[138] (m=4, n=17): got 1.21875, expected 1, |err| 0.219, bound 0.0625, margin 3.5");
@@ -112,11 +114,11 @@ START_TEST(plain_lines_blocks_and_summary)
     ck_assert_ptr_null(strstr(t, "    worst:   not judged"));
 
     /* the table: ops in order of first appearance */
-    assert_line(t, "op            pass   fail   warn    n/s  other  worst margin       time");
-    assert_row(t, "linear_fwd", 1, 0, 0, 1, 1, "0.03125");
-    assert_row(t, "ce_loss", 0, 1, 0, 0, 2, "3.5");
-    assert_row(t, "adamw", 0, 0, 1, 0, 1, "0.09375");
-    assert_row(t, "total", 1, 1, 1, 1, 4, "3.5");
+    assert_line(t, "op            pass   fail   warn    n/s  other  worst margin  worst stat       time");
+    assert_row(t, "linear_fwd", 1, 0, 0, 1, 1, "0.03125", "0.25");
+    assert_row(t, "ce_loss", 0, 1, 0, 0, 2, "3.5", "-");
+    assert_row(t, "adamw", 0, 0, 1, 0, 1, "0.09375", "-");
+    assert_row(t, "total", 1, 1, 1, 1, 4, "3.5", "0.25");
     char *row = line_starting(t, "linear_fwd ");
     ck_assert_ptr_nonnull(strstr(row, "12.0 ms"));   /* 1 + 4 + 7 ms */
     free(row);
@@ -167,8 +169,8 @@ START_TEST(all_ok_run)
     q4_console_result(c, &r);
     q4_console_summary(c);
     char *t = slurp(f);
-    assert_row(t, "linear_fwd", 1, 0, 0, 0, 0, "0.03125");
-    assert_row(t, "(none)", 0, 0, 0, 1, 0, "-");
+    assert_row(t, "linear_fwd", 1, 0, 0, 0, 0, "0.03125", "0.25");
+    assert_row(t, "(none)", 0, 0, 0, 1, 0, "-", "-");
     assert_line(t, "verdicts: 1 Pass, 1 NotSupported");
     ck_assert_ptr_null(strstr(t, "not ok:"));
     char *res = line_starting(t, "result: ");

@@ -87,6 +87,10 @@ START_TEST(layout_and_values)
             ck_assert(is_null(c, "gpu_ms"));
         else
             ck_assert(tu_json_num(c, "gpu_ms") == r.gpu_ms);
+        if (isnan(r.stat_margin))
+            ck_assert(is_null(c, "stat_margin"));
+        else
+            ck_assert(tu_json_num(c, "stat_margin") == r.stat_margin);
         if (isnan(r.worst_margin)) {
             ck_assert(is_null(c, "worst_margin") && is_null(c, "worst_err"));
             ck_assert(is_null(c, "got") && is_null(c, "expected") && is_null(c, "bound"));

@@ -97,7 +97,7 @@ START_TEST(every_verdict_validates_and_counts_match)
     ck_assert_ptr_nonnull(strstr(out, "case: q4cts.linear_fwd.square.m8n16k32g32\n"));
     ck_assert_ptr_nonnull(strstr(out, "verdict: Pass\n"));
     ck_assert_ptr_nonnull(strstr(out, "margin: 0.03125\n"));
-    ck_assert_ptr_nonnull(strstr(out, "elements judged: 4096\n"));
+    ck_assert_ptr_nonnull(strstr(out, "elements judged: 4096\nstatistical margin: 0.25\n"));
     ck_assert_ptr_nonnull(strstr(out, "worst: y[137] (m=3, n=17)"));
     ck_assert_ptr_nonnull(strstr(out, "gpu: unknown\n"));
     ck_assert_ptr_nonnull(strstr(out, "repro: build/harness/q4cts --case q4cts.linear_fwd.square.m8n16k32g32\n"));

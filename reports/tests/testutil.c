@@ -206,6 +206,7 @@ void tu_result(q4_result *r, q4_verdict v, int i)
     r->gpu_ms = (i % 2) ? 0.25 * i : -1.0;
     if (v == Q4_PASS || v == Q4_FAIL || v == Q4_QUALITY_WARNING) {
         r->worst_margin = v == Q4_FAIL ? 3.5 : 0.03125 * (i + 1);
+        r->stat_margin = v == Q4_PASS ? 0.25 : NAN;   /* only the Pass case has an envelope */
         r->expected = 1.0;
         r->bound = 0.0625;
         r->worst_err = r->worst_margin * r->bound;
