@@ -45,7 +45,7 @@ double q4ref_gamma(int64_t n)
  * with x = RMS_X: probability <= exp(-25) = 1.4e-11. A 20-seed mustpass run judges
  * about 10^7 groups, so a correct kernel fails it with probability < 10^-3 under
  * the model; the model itself is checked against real summation orders in
- * reference/tests/test_envelope.c. */
+ * harness/tests/test_judge.c. */
 #define LAMBDA 7.0
 #define RMS_X 25.0
 
@@ -73,20 +73,30 @@ double q4ref_bound_dot(int64_t n, int factors, double sum_abs)
     return (q4ref_gamma(n + factors - 1) + gamma64(n)) * s + (double)(2 * n + factors) * TINY;
 }
 
+/* Beyond first order, for the envelope: Higham and Mary's Theorem 2.4 bounds
+ * |prod_{k<=n} (1 + d_k) - 1| by exp(LAMBDA sqrt(n) u + n u^2 / (1 - u)) - 1 with the
+ * same confidence as the first-order part, LAMBDA sqrt(n) u; the rest is second order
+ * (about n u^2 + (LAMBDA sqrt(n) u)^2 / 2, not the worst case's (n u)^2), systematic. */
+static double second_order(int64_t n)
+{
+    double first = LAMBDA * sqrt((double)n) * U;
+    return n <= 0 ? 0 : expm1(first + (double)n * U * U / (1 - U)) - first;
+}
+
 /* The envelope of a dot product, from its bound (a monotone function of sum_abs, so
  * sum_abs is recovered exactly enough). Its first-order error is sum_k d_k t_k over
  * its n - 1 additions and n (factors - 1) product roundings, |d_k| <= u, each t_k a
  * partial sum or a product, so |t_k| <= sum_abs (1 + gamma) in any order: under the
  * Higham-Mary model a martingale with sub-Gaussian scale u sqrt(n + factors - 1)
- * sum_abs (Azuma). The rest is systematic: the second-order terms (gamma(n') - n' u),
- * the flushes and the fp64 truth's own error. */
+ * sum_abs (Azuma). The rest is systematic: the second-order terms, the flushes and
+ * the fp64 truth's own error. */
 void q4ref_envelope_dot(int64_t n, int factors, double bound, double *alw, double *sd)
 {
     const int64_t nr = n + factors - 1;
     double absb = (double)(2 * n + factors) * TINY;
     double s = fmax(bound - absb, 0) / (q4ref_gamma(nr) + gamma64(n));   /* sum_abs (1 + g64) */
     *sd = U * sqrt((double)nr) * s * (1 + q4ref_gamma(nr));
-    *alw = absb + (gamma64(n) + q4ref_gamma(nr) - (double)nr * U) * s;
+    *alw = absb + (gamma64(n) + second_order(nr)) * s;
 }
 
 /* Signed sums (docs/numerics.md): the systematic parts add up to at most alw + shared;
@@ -309,7 +319,7 @@ void q4ref_ce_row_bound(const float *x, int64_t V, int32_t l, float n_valid,
     sum_abs = S.v + S.e;
     S.e += q4ref_gamma(V - 1) * sum_abs + (double)V * TINY;
     /* the envelope's sum: random u sqrt(V-1) S, second order and flushes systematic */
-    S.a += (q4ref_gamma(V - 1) - (double)(V - 1) * U) * sum_abs + (double)V * TINY;
+    S.a += second_order(V - 1) * sum_abs + (double)V * TINY;
     S.q = qadd(sqrt(q2), U * sqrt((double)(V - 1)) * (S.v + S.a));
 
     logS = ev_log(S);
@@ -370,7 +380,7 @@ q4ref_ev q4ref_ce_loss_sum(const q4ref_ce_row *rows, int64_t R)
     if (n > 0) {
         double add = with_truth_error(q4ref_gamma(n - 1) * sum_abs + (double)n * TINY);
         s.e += add;
-        s.a += add - (double)(n - 1) * U * sum_abs;
+        s.a += with_truth_error(second_order(n - 1) * sum_abs + (double)n * TINY);
         s.q = qadd(sqrt(q2), U * sqrt((double)(n - 1)) * sum_abs);
     }
     return s;

@@ -108,7 +108,7 @@ START_TEST(layout_and_values)
         ck_assert_str_eq(tu_json_str(c, "where"), r.where);
         ck_assert_str_eq(tu_json_str(c, "message"), r.message);
         ck_assert_str_eq(tu_json_str(c, "repro"), r.repro);
-        ck_assert_uint_eq(c->n, 18);   /* no key more, none less */
+        ck_assert_uint_eq(c->n, 19);   /* no key more, none less */
     }
     const jc_value *sum = jc_get(q, "summary");
     ck_assert_int_eq((int)tu_json_num(sum, "total"), 8);

@@ -1,0 +1,185 @@
+/* test_judge.c: the judge's statistical check (docs/numerics.md) against real fp32
+ * summation orders. Correct dot products - sequential over 10^5 terms, with or
+ * without FMA, pairwise (tree), split-K, on random-sign and on all-positive data -
+ * pass with their statistical margin below 1; the same results with a small relative
+ * bias or an offset, which stay within every element's worst-case bound, fail. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+#include "outputs.h"
+
+enum { ROWS = 4, COLS = 48 };
+
+typedef enum order { SEQUENTIAL, SEQUENTIAL_FMA, PAIRWISE, SPLIT_K } order;
+
+static uint64_t rng_state;
+
+static uint64_t next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The generator's activations, i * 2^-23 in [-1, 1), and q4 weights (code - 8) * s. */
+static float activation(void) { return (float)((int64_t)(next() >> 40) - (1 << 23)) * 0x1p-23f; }
+static float weight(void) { return (float)((int)(next() >> 60) - 8) * 0.0390625f; }
+
+static float pairwise(const float *p, int64_t n)
+{
+    if (n == 1)
+        return p[0];
+    return pairwise(p, n / 2) + pairwise(p + n / 2, n - n / 2);
+}
+
+/* sum_i a_i b_i in fp32 in the given order. */
+static float dot32(const float *a, const float *b, int64_t n, order o, float *scratch)
+{
+    float s = 0;
+    switch (o) {
+    case SEQUENTIAL:
+        for (int64_t i = 0; i < n; i++)
+            s += a[i] * b[i];
+        return s;
+    case SEQUENTIAL_FMA:
+        for (int64_t i = 0; i < n; i++)
+            s = fmaf(a[i], b[i], s);
+        return s;
+    case PAIRWISE:
+        for (int64_t i = 0; i < n; i++)
+            scratch[i] = a[i] * b[i];
+        return pairwise(scratch, n);
+    case SPLIT_K: {
+        float part[16] = { 0 };
+        for (int64_t i = 0; i < n; i++)
+            part[i * 16 / n] += a[i] * b[i];
+        for (int k = 0; k < 16; k++)
+            s += part[k];
+        return s;
+    }
+    }
+    return s;
+}
+
+/* One [ROWS, COLS] output of dot products of n terms: truth (fp64, exact products),
+ * bound, and an fp32 result in order o; positive: |a| and |b| (no cancellation). */
+static void make_output(q4h_outputs *out, int64_t n, order o, int positive)
+{
+    q4_error err = { 0 };
+    q4h_output *y;
+    float *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    float *scratch = malloc((size_t)n * sizeof *scratch);
+    memset(out, 0, sizeof *out);
+    ck_assert_int_eq(q4h_real_output(out, "y", ROWS, COLS, "m", "n", &y, &err), Q4_OK);
+    y->dot_n = n;
+    y->dot_factors = 2;
+    rng_state = (uint64_t)n * 7919u + (uint64_t)positive;
+    for (int64_t i = 0; i < ROWS * COLS; i++) {
+        double v = 0, abs_sum = 0;
+        for (int64_t k = 0; k < n; k++) {
+            a[k] = positive ? fabsf(activation()) : activation();
+            b[k] = positive ? fabsf(weight()) : weight();
+            v += (double)a[k] * b[k];
+            abs_sum += fabs((double)a[k] * b[k]);
+        }
+        y->value[i] = v;
+        y->bound[i] = q4ref_bound_dot(n, 2, abs_sum);
+        y->got[i] = dot32(a, b, n, o, scratch);
+    }
+    free(a);
+    free(b);
+    free(scratch);
+}
+
+static q4_result judge(const q4h_outputs *out)
+{
+    q4_result r;
+    q4_result_init(&r);
+    q4h_judge(out, &r);
+    return r;
+}
+
+static const int64_t lengths[] = { 1000, 100000 };
+
+START_TEST(correct_orders_pass)
+{
+    for (int li = 0; li < 2; li++)
+        for (int o = SEQUENTIAL; o <= SPLIT_K; o++)
+            for (int positive = 0; positive < 2; positive++) {
+                q4h_outputs out;
+                make_output(&out, lengths[li], (order)o, positive);
+                q4_result r = judge(&out);
+                ck_assert_msg(r.verdict == Q4_PASS && r.stat_margin < 1,
+                              "n %lld order %d positive %d: %s (stat %g)",
+                              (long long)lengths[li], o, positive, r.message, r.stat_margin);
+                ck_assert(r.worst_margin < 1);
+                q4h_outputs_free(&out);
+            }
+}
+END_TEST
+
+/* Every result scaled by 1 + b or shifted by a tenth of its bound: each element stays
+ * within its bound, the signed sums do not stay within their envelope. On random-sign
+ * data |y| is about sum|a b| / sqrt(n), so b must grow with n to show above rounding:
+ * 2^-12 at n = 1000, 2^-7 at 10^5 (where the worst-case bound would allow b = 1);
+ * on positive data 2^-16. */
+static double scale_bias(int length, int positive)
+{
+    return positive ? 0x1p-16 : length == 0 ? 0x1p-12 : 0x1p-7;
+}
+
+START_TEST(bias_within_bounds_fails)
+{
+    for (int kind = 0; kind < 4; kind++)
+        for (int positive = 0; positive < 2; positive++) {
+            q4h_outputs out;
+            make_output(&out, lengths[kind / 2], SEQUENTIAL, positive);
+            q4h_output *y = &out.o[0];
+            for (int64_t i = 0; i < y->count; i++)
+                y->got[i] = kind % 2 == 0 ? (float)(y->got[i] * (1 + scale_bias(kind / 2, positive)))
+                                      : (float)(y->got[i] + 0.1 * y->bound[i]);
+            q4_result r = judge(&out);
+            ck_assert_msg(r.worst_margin < 1, "kind %d positive %d: worst margin %g", kind,
+                          positive, r.worst_margin);
+            ck_assert_msg(r.verdict == Q4_FAIL && r.stat_margin > 1,
+                          "kind %d positive %d: stat %g %s", kind, positive, r.stat_margin,
+                          r.message);
+            ck_assert_ptr_nonnull(strstr(r.message, "systematic error"));
+            q4h_outputs_free(&out);
+        }
+}
+END_TEST
+
+/* No envelope (a code output, or a real output without one): no statistical margin. */
+START_TEST(no_envelope_no_statistic)
+{
+    q4h_outputs out;
+    make_output(&out, 10, SEQUENTIAL, 0);
+    out.o[0].dot_n = 0;
+    q4_result r = judge(&out);
+    ck_assert(isnan(r.stat_margin));
+    ck_assert_int_eq(r.verdict, Q4_PASS);
+    q4h_outputs_free(&out);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("judge");
+    TCase *tc = tcase_create("statistics");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, correct_orders_pass);
+    tcase_add_test(tc, bias_within_bounds_fails);
+    tcase_add_test(tc, no_envelope_no_statistic);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
