@@ -8,7 +8,8 @@
 #     SPV_DIR <dir>           where <name>.spv lands
 #     SOURCES <x.comp>...)
 # Sets <out_var> to the list of generated sources to add to a target. Per shader:
-#   glslangValidator --target-env vulkan1.1 -V  ->  <SPV_DIR>/<name>.spv
+#   glslangValidator --target-env vulkan1.1 -V -g  ->  <SPV_DIR>/<name>.spv (-g: OpLine for
+#                                               shader coverage; no other change to the code)
 #   spirv-val --target-env vulkan1.1            (the build fails on invalid SPIR-V)
 #   q4vk_embed_spirv.cmake                      ->  <name>.inc (words + table row)
 # A shader is rebuilt when it, any *.glsl in INCLUDE_DIR, or a file named in
@@ -32,7 +33,7 @@ function(q4vk_embed_shaders out_var)
     set(inc ${gen_dir}/${name}.inc)
     add_custom_command(
       OUTPUT ${spv} ${inc}
-      COMMAND ${GLSLANG_VALIDATOR} --target-env vulkan1.1 -V --quiet
+      COMMAND ${GLSLANG_VALIDATOR} --target-env vulkan1.1 -V -g --quiet
               -I${arg_INCLUDE_DIR} --depfile ${inc}.d -o ${spv} ${src}
       COMMAND ${SPIRV_VAL} --target-env vulkan1.1 ${spv}
       COMMAND ${CMAKE_COMMAND} -DSRC=${src} -DSPV=${spv} -DNAME=${name} -DSYM=${sym}

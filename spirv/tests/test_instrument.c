@@ -1,0 +1,252 @@
+/* test_instrument.c: the probe pass (q4spv_instrument) on every built-in kernel and on
+ * small test modules of SPIR-V 1.0, 1.3 and 1.5: the output validates, the map holds
+ * the blocks, branches, load sites and source lines the source has, and modules the
+ * pass cannot serve are refused with a sentence. (What the probes record on a device
+ * is tested in gpu/tests.) */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <spirv/unified1/spirv.h>
+
+#include "q4spv_instrument.h"
+#include "q4spv_module.h"
+#include "q4vk.h"
+
+static uint32_t *read_spv(const char *name, size_t *n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", Q4SPV_TEST_SPV_DIR, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long bytes = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint32_t *w = malloc((size_t)bytes);
+    ck_assert_uint_eq(fread(w, 1, (size_t)bytes, f), (size_t)bytes);
+    fclose(f);
+    *n = (size_t)bytes / 4;
+    return w;
+}
+
+static uint32_t count_op(const uint32_t *w, size_t n, uint32_t opcode)
+{
+    q4spv_module m;
+    q4_error err = { 0 };
+    uint32_t c = 0;
+    ck_assert_int_eq(q4spv_parse(w, n, &m, &err), Q4_OK);
+    for (size_t k = 0; k < m.n_insts; k++)
+        c += m.insts[k].opcode == opcode;
+    q4spv_module_free(&m);
+    return c;
+}
+
+/* Whether some block of the map has line `line`. */
+static int map_has_line(const q4spv_map *map, uint32_t line)
+{
+    for (uint32_t i = 0; i < map->n_pos; i++)
+        if (map->pos[i].line == line)
+            return 1;
+    return 0;
+}
+
+static const q4spv_options all = { .set = 1, .coverage = true, .bounds = true };
+
+START_TEST(builtin_kernels)
+{
+    int n_kernels;
+    const q4vk_kernel *k = q4vk_kernels(&n_kernels);
+    ck_assert_int_gt(n_kernels, 10);
+    for (int i = 0; i < n_kernels; i++) {
+        uint32_t *out;
+        size_t n_out;
+        q4spv_map *map;
+        q4_error err = { 0 };
+        q4_status st = q4spv_instrument(k[i].spirv, k[i].spirv_words, &all, &out, &n_out, &map,
+                                        &err);
+        ck_assert_msg(st == Q4_OK, "%s: %s", k[i].name, err.msg);
+        ck_assert_msg(q4spv_validate(out, n_out, k[i].name, &err) == Q4_OK, "%s", err.msg);
+        ck_assert_uint_eq(map->n_blocks, count_op(k[i].spirv, k[i].spirv_words, SpvOpLabel));
+        ck_assert_uint_eq(map->n_branches,
+                          count_op(k[i].spirv, k[i].spirv_words, SpvOpBranchConditional));
+        /* Built with -g: the kernel's own file is among the files, and most blocks
+         * have lines. */
+        char want[128];
+        snprintf(want, sizeof want, "/%s.comp", k[i].name);
+        int own = 0;
+        for (uint32_t f = 0; f < map->n_files; f++) {
+            size_t lf = strlen(map->files[f]), lw = strlen(want);
+            own |= lf > lw && !strcmp(map->files[f] + lf - lw, want);
+        }
+        ck_assert_msg(own, "%s: its .comp is not among the %u files", k[i].name, map->n_files);
+        uint32_t with_lines = 0;
+        for (uint32_t b = 0; b < map->n_blocks; b++)
+            with_lines += map->blocks[b].n_pos > 0;
+        ck_assert_msg(with_lines * 2 > map->n_blocks, "%s: %u of %u blocks have lines",
+                      k[i].name, with_lines, map->n_blocks);
+        /* Every load from a binding is understood: none is left unchecked. */
+        ck_assert_msg(map->unchecked == 0, "%s: %u loads unchecked", k[i].name, map->unchecked);
+        /* ceiling_fma reads no buffer (it only writes its sums) */
+        ck_assert_msg(map->n_sites > 0 || !strcmp(k[i].name, "ceiling_fma"), "%s: no sites",
+                      k[i].name);
+        for (uint32_t s = 0; s < map->n_sites; s++) {
+            ck_assert_uint_lt(map->sites[s].binding, k[i].n_bindings);
+            ck_assert_uint_gt(map->sites[s].at.line, 0);
+        }
+        ck_assert_uint_eq(map->n_slots, map->site_base + map->n_sites);
+        free(out);
+        q4spv_map_free(map);
+    }
+}
+END_TEST
+
+/* probe.comp's loads, in program order: a[i].y (binding 0, line 19), s[i].y.x
+ * (binding 2, line 19), n (binding 2, line 22), b[j] (binding 1, line 23). */
+static void check_probe(const char *file, uint32_t version)
+{
+    size_t n, n_out;
+    uint32_t *w = read_spv(file, &n), *out;
+    q4spv_map *map;
+    q4_error err = { 0 };
+    ck_assert_uint_eq(w[1], version);
+    ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_OK);
+    ck_assert_msg(q4spv_validate(out, n_out, file, &err) == Q4_OK, "%s", err.msg);
+    ck_assert_uint_eq(out[1], version);
+    ck_assert_uint_gt(out[3], w[3]);
+    static const uint32_t binding[4] = { 0, 2, 2, 1 }, line[4] = { 19, 19, 22, 23 };
+    ck_assert_uint_eq(map->n_sites, 4);
+    ck_assert_uint_eq(map->unchecked, 0);
+    for (int s = 0; s < 4; s++) {
+        ck_assert_uint_eq(map->sites[s].binding, binding[s]);
+        ck_assert_uint_eq(map->sites[s].bytes, 4);
+        ck_assert_uint_eq(map->sites[s].at.line, line[s]);
+    }
+    ck_assert_uint_eq(map->n_branches, 2); /* the if and the loop's condition */
+    for (uint32_t l = 17; l <= 24; l++) /* line 20 is "} else {" */
+        ck_assert_msg(map_has_line(map, l) == (l != 20), "%s: line %u", file, l);
+    free(out);
+    free(w);
+    q4spv_map_free(map);
+}
+
+START_TEST(probe_spirv_1_0) { check_probe("probe-spv10.spv", 0x10000); }
+END_TEST
+START_TEST(probe_spirv_1_3) { check_probe("probe-spv13.spv", 0x10300); }
+END_TEST
+START_TEST(probe_spirv_1_5) { check_probe("probe-spv15.spv", 0x10500); }
+END_TEST
+
+START_TEST(coverage_or_bounds_alone)
+{
+    size_t n, n_out;
+    uint32_t *w = read_spv("probe-spv13.spv", &n), *out;
+    q4spv_map *map;
+    q4_error err = { 0 };
+    q4spv_options cov = { .set = 1, .coverage = true }, bounds = { .set = 1, .bounds = true };
+
+    ck_assert_int_eq(q4spv_instrument(w, n, &cov, &out, &n_out, &map, &err), Q4_OK);
+    ck_assert_int_eq(q4spv_validate(out, n_out, "coverage only", &err), Q4_OK);
+    ck_assert_uint_gt(map->n_blocks, 4);
+    ck_assert_uint_eq(map->n_sites, 0);
+    free(out);
+    q4spv_map_free(map);
+
+    ck_assert_int_eq(q4spv_instrument(w, n, &bounds, &out, &n_out, &map, &err), Q4_OK);
+    ck_assert_int_eq(q4spv_validate(out, n_out, "bounds only", &err), Q4_OK);
+    ck_assert_uint_eq(map->n_blocks, 0);
+    ck_assert_uint_eq(map->n_branches, 0);
+    ck_assert_uint_eq(map->n_sites, 4);
+    ck_assert_uint_eq(map->limit_base, 0);
+    free(out);
+    q4spv_map_free(map);
+    free(w);
+}
+END_TEST
+
+START_TEST(set_in_use_is_refused)
+{
+    size_t n, n_out;
+    uint32_t *w = read_spv("set1.spv", &n), *out;
+    q4spv_map *map;
+    q4_error err = { 0 };
+    ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_ERR_ARG);
+    ck_assert_ptr_null(out);
+    ck_assert_ptr_null(map);
+    ck_assert_msg(strstr(err.msg, "descriptor set 1"), "%s", err.msg);
+    free(w);
+}
+END_TEST
+
+START_TEST(not_spirv_is_refused)
+{
+    static const uint32_t junk[8] = { 0x12345678u, 1, 2, 3, 4, 5, 6, 7 };
+    uint32_t truncated[7];
+    uint32_t *out;
+    size_t n_out;
+    q4spv_map *map;
+    q4_error err = { 0 };
+    ck_assert_int_eq(q4spv_instrument(junk, 8, &all, &out, &n_out, &map, &err), Q4_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "not a SPIR-V module"), "%s", err.msg);
+    /* A real header followed by an instruction whose word count runs past the end. */
+    int n_kernels;
+    const q4vk_kernel *k = q4vk_kernels(&n_kernels);
+    memcpy(truncated, k[0].spirv, 5 * sizeof(uint32_t));
+    truncated[5] = (9u << 16) | SpvOpCapability;
+    truncated[6] = SpvCapabilityShader;
+    ck_assert_int_eq(q4spv_instrument(truncated, 7, &all, &out, &n_out, &map, &err),
+                     Q4_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "cannot be parsed"), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(probe_init_and_first_oob)
+{
+    size_t n, n_out;
+    uint32_t *w = read_spv("probe-spv13.spv", &n), *out;
+    q4spv_map *map;
+    q4_error err = { 0 };
+    ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_OK);
+    uint32_t *slots = malloc(map->n_slots * sizeof *slots);
+    uint32_t limits[Q4SPV_MAX_BINDINGS] = { 160, 40, 88, Q4SPV_NONE, Q4SPV_NONE, Q4SPV_NONE,
+                                            Q4SPV_NONE, Q4SPV_NONE };
+    memset(slots, 0xAB, map->n_slots * sizeof *slots);
+    q4spv_probe_init(map, limits, slots);
+    for (uint32_t i = 0; i < map->limit_base; i++)
+        ck_assert_uint_eq(slots[i], 0);
+    for (int b = 0; b < Q4SPV_MAX_BINDINGS; b++)
+        ck_assert_uint_eq(slots[map->limit_base + b], limits[b]);
+    uint32_t off = 7;
+    ck_assert_int_eq(q4spv_probe_first_oob(map, slots, &off), -1);
+    ck_assert_uint_eq(off, 7);
+    slots[map->site_base + 3] = 44;
+    slots[map->site_base + 1] = 96;
+    ck_assert_int_eq(q4spv_probe_first_oob(map, slots, &off), 1);
+    ck_assert_uint_eq(off, 96);
+    free(slots);
+    free(out);
+    free(w);
+    q4spv_map_free(map);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("q4spv_instrument");
+    TCase *tc = tcase_create("instrument");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, builtin_kernels);
+    tcase_add_test(tc, probe_spirv_1_0);
+    tcase_add_test(tc, probe_spirv_1_3);
+    tcase_add_test(tc, probe_spirv_1_5);
+    tcase_add_test(tc, coverage_or_bounds_alone);
+    tcase_add_test(tc, set_in_use_is_refused);
+    tcase_add_test(tc, not_spirv_is_refused);
+    tcase_add_test(tc, probe_init_and_first_oob);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
