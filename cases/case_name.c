@@ -1,20 +1,22 @@
-/* case_name.c: the case-name grammar: q4cts.<op>.<family>.<params> parsed into a
- * q4_case and printed back in canonical form (README.md "Name grammar").
+/* case_name.c: the case-name grammar: q4cts.<op>.<family>.<params>[.<values>] parsed
+ * into a q4_case and printed back in canonical form (README.md "Name grammar").
  *
- * Parsing is in three steps, each with its own messages: the levels (prefix, op,
- * family), the parameter tokens (syntax, known keys, duplicates, missing keys),
- * then q4c_validate (values, the op contract of q4_contract.h, the family rules),
- * which q4_case_inputs runs too, so a hand-built case is held to the same rules.
- * Every message is "case name '<name>': <one sentence>". */
+ * The grammar is the same for every op; what an op's parameters and value classes
+ * are is its descriptor's (ops/<op>.c). Parsing is in three steps, each with its own
+ * messages: the levels (prefix, op, family, value class), the parameter tokens
+ * (syntax, known keys, duplicates, missing keys), then q4c_validate (values, the op
+ * contract of q4_contract.h, the family rules, out-of-contract inputs), which
+ * q4_case_inputs runs too, so a hand-built case is held to the same rules. Every
+ * message is "case name '<name>': <one sentence>". */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case_internal.h"
 
-/* Above any shape that fits in memory, and small enough that products of a few
- * parameters (R * 100, M * N * K in double) stay exact and never overflow. */
-#define NUM_MAX (1ll << 40)
+/* The family whose shape and values come from a seed instead of the name. */
+#define RANDOM "random"
 
 static q4_status bad(q4_error *err, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -31,125 +33,103 @@ static q4_status bad(q4_error *err, const char *name, const char *fmt, ...)
 
 /* ---------------- format ---------------- */
 
-/* Appends to buf at *len; the output is truncated, never overflowed. */
-static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void put(char *buf, size_t size, size_t *len, const char *fmt, ...)
+void q4c_put(q4c_text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int w = vsnprintf(buf + *len, *len < size ? size - *len : 0, fmt, ap);
+    int w = vsnprintf(t->buf + t->len, t->len < t->size ? t->size - t->len : 0, fmt, ap);
     va_end(ap);
-    if (w > 0) *len = *len + (size_t)w < size ? *len + (size_t)w : size;
+    if (w > 0) t->len = t->len + (size_t)w < t->size ? t->len + (size_t)w : t->size;
 }
 
-static void format_m(char *buf, size_t size, size_t *len, const q4_case *c)
+void q4c_format_m(const q4_case *c, q4c_text *t)
 {
     if (c->nlead > 0) {
-        put(buf, size, len, "d%lld", (long long)c->lead[0]);
-        for (int i = 1; i < c->nlead && i < 4; i++) put(buf, size, len, "x%lld", (long long)c->lead[i]);
+        q4c_put(t, "d%lld", (long long)c->lead[0]);
+        for (int i = 1; i < c->nlead && i < 4; i++) q4c_put(t, "x%lld", (long long)c->lead[i]);
     } else {
-        put(buf, size, len, "m%lld", (long long)c->m);
+        q4c_put(t, "m%lld", (long long)c->m);
     }
+}
+
+/* Whether the name shows c->values: not for the default, nor where the family (or
+ * the random draw) decides the values. */
+static int shows_values(const q4c_op *op, const q4_case *c)
+{
+    const q4c_family *f = q4c_family_find(op, c->family);
+    return c->values[0] && strcmp(c->values, op->classes[0].name) != 0 &&
+           strcmp(c->family, RANDOM) != 0 && !(f && f->values);
 }
 
 void q4_case_format(const q4_case *c, char *buf, size_t size)
 {
     const q4c_op *op = q4c_op_find(c->op);
-    size_t len = 0;
+    q4c_text t = {buf, size, 0};
     if (!buf || size == 0) return;
     buf[0] = 0;
-    put(buf, size, &len, "q4cts.%s.%s.", c->op ? c->op : "?", c->family);
+    q4c_put(&t, "q4cts.%s.%s.", c->op ? c->op : "?", c->family);
     if (!op) return;
-    switch (op->kind) {
-    case Q4C_LINEAR:
-        format_m(buf, size, &len, c);
-        put(buf, size, &len, "_n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
-        if (c->bias) put(buf, size, &len, "_b1");
-        break;
-    case Q4C_DW:
-        format_m(buf, size, &len, c);
-        put(buf, size, &len, "_n%lld_k%lld", (long long)c->n, (long long)c->k);
-        break;
-    case Q4C_WEIGHT:
-        put(buf, size, &len, "n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
-        break;
-    case Q4C_CE:
-        put(buf, size, &len, "r%lld_v%lld_p%d", (long long)c->r, (long long)c->v, c->mask_pct);
-        break;
-    case Q4C_ADAMW:
-        put(buf, size, &len, "n%lld_t%lld_w%d", (long long)c->numel, (long long)c->step, c->wd);
-        break;
-    }
+    if (strcmp(c->family, RANDOM) == 0)
+        q4c_put(&t, "s%lld", (long long)c->sweep);
+    else
+        op->format(c, &t);
+    if (shows_values(op, c))
+        q4c_put(&t, ".%s", c->values);
 }
 
-/* ---------------- validation (values, contract, family) ---------------- */
+/* ---------------- validation (values, contract, family, inputs) ---------------- */
 
-static q4_status contract(const q4c_op *op, const q4_case *c, q4_error *err)
+q4_status q4c_check_lead(const q4_case *c, q4_error *err)
 {
-    switch (op->kind) {
-    case Q4C_LINEAR: return q4_check_linear(c->m, c->n, c->k, c->gs, err);
-    case Q4C_DW: return q4_check_dw(c->m, c->n, c->k, err);
-    case Q4C_WEIGHT: return q4_check_weight(c->n, c->k, c->gs, err);
-    case Q4C_CE: {
-        int64_t valid = c->r - q4c_ce_masked_rows(c->r, c->mask_pct);
-        return q4_check_ce_shape(c->r, c->v, valid > 0 ? (double)valid : 1.0, err);
+    int64_t prod = 1;
+    if (c->nlead < 0 || c->nlead > 4)
+        return q4_fail(err, Q4_ERR_ARG, "%d leading dims given; at most 4", c->nlead);
+    for (int i = 0; i < c->nlead; i++) {
+        if (c->lead[i] < 1 || c->lead[i] > Q4C_NUM_MAX)
+            return q4_fail(err, Q4_ERR_ARG, "leading dim %lld must be in 1..2^40",
+                           (long long)c->lead[i]);
+        if (prod > Q4C_NUM_MAX / c->lead[i])
+            return q4_fail(err, Q4_ERR_ARG, "the leading dims give M above 2^40");
+        prod *= c->lead[i];
     }
-    case Q4C_ADAMW: {
-        float lr, b1, b2, eps, wd, bc1, bc2;
-        q4c_adamw_hyper(c->step, c->wd, &lr, &b1, &b2, &eps, &wd, &bc1, &bc2);
-        return q4_check_adamw(c->numel, lr, b1, b2, eps, wd, bc1, bc2, err);
-    }
-    }
+    if (c->nlead > 0 && prod != c->m)
+        return q4_fail(err, Q4_ERR_ARG, "M = %lld must equal the product of the leading dims (%lld)",
+                       (long long)c->m, (long long)prod);
     return Q4_OK;
 }
 
-/* The values a name's syntax cannot rule out but the op forbids. */
-static q4_status values(const q4c_op *op, const q4_case *c, q4_error *err)
+/* An out-of-contract class is an error with the contract's sentence for the value
+ * its inputs break (q4_check_scales, q4_check_labels, ...), found by making them. */
+static q4_status check_class(const q4c_op *op, const q4_case *c, q4_error *err)
 {
-    if (op->kind == Q4C_LINEAR || op->kind == Q4C_DW) {
-        int64_t prod = 1;
-        if (c->nlead < 0 || c->nlead > 4)
-            return q4_fail(err, Q4_ERR_ARG, "%d leading dims given; at most 4", c->nlead);
-        for (int i = 0; i < c->nlead; i++) {
-            if (c->lead[i] < 1 || c->lead[i] > NUM_MAX)
-                return q4_fail(err, Q4_ERR_ARG, "leading dim %lld must be in 1..2^40",
-                               (long long)c->lead[i]);
-            if (prod > NUM_MAX / c->lead[i])
-                return q4_fail(err, Q4_ERR_ARG, "the leading dims give M above 2^40");
-            prod *= c->lead[i];
-        }
-        if (c->nlead > 0 && prod != c->m)
-            return q4_fail(err, Q4_ERR_ARG, "M = %lld must equal the product of the leading dims (%lld)",
-                           (long long)c->m, (long long)prod);
+    const q4c_class *v = q4c_class_find(op, q4c_values_of(op, c));
+    q4_inputs in;
+    q4_status st;
+    if (!v)
+        return q4_fail(err, Q4_ERR_ARG, "unknown value class '%s' for op %s", c->values, op->name);
+    if (!v->out_of_contract)
+        return Q4_OK;
+    memset(&in, 0, sizeof in);
+    st = op->inputs(c, &in, err);
+    if (st == Q4_OK) {
+        st = op->check_inputs(c, &in, err);
+        if (st == Q4_OK)   /* a class that fails to break the contract is a bug of ours */
+            st = q4_fail(err, Q4_ERR_ARG, "value class %s made in-contract inputs", v->name);
     }
-    if (op->kind == Q4C_LINEAR && (c->bias < 0 || c->bias > 1 || (c->bias && !op->has_bias)))
-        return q4_fail(err, Q4_ERR_ARG, "b = %d must be %s", c->bias,
-                       op->has_bias ? "0 or 1" : "0: this op takes no bias");
-    if (op->kind == Q4C_CE && c->v > INT32_MAX)
-        return q4_fail(err, Q4_ERR_ARG, "V = %lld must fit an int32 label (at most %d)",
-                       (long long)c->v, INT32_MAX);
-    if (op->kind == Q4C_CE && (c->mask_pct < 0 || c->mask_pct > 100))
-        return q4_fail(err, Q4_ERR_ARG, "p = %d must be a percentage in 0..100", c->mask_pct);
-    if (op->kind == Q4C_ADAMW) {
-        if (c->step < 1 || c->step > NUM_MAX)
-            return q4_fail(err, Q4_ERR_ARG, "t = %lld must be a step in 1..2^40", (long long)c->step);
-        if (c->wd < 0 || c->wd > 1)
-            return q4_fail(err, Q4_ERR_ARG, "w = %d must be 0 or 1", c->wd);
-    }
-    return Q4_OK;
+    q4_inputs_free(&in);
+    return st;
 }
 
 static q4_status validate_as(const q4_case *c, const char *shown, q4_error *err)
 {
     const q4c_op *op = q4c_op_find(c->op);
+    const q4c_family *f;
     q4_error e = {0};
     if (!op)
         return bad(err, shown, "unknown op '%s'", c->op ? c->op : "(null)");
-    if (!q4c_op_has_family(op, c->family))
+    if (!(f = q4c_family_find(op, c->family)))
         return bad(err, shown, "unknown family '%s' for op %s", c->family, op->name);
-    if (values(op, c, &e) || contract(op, c, &e) || q4c_family_check(op, c, &e))
+    if (op->check(c, &e) || q4c_family_check(f, c, &e) || check_class(op, c, &e))
         return bad(err, shown, "%s", e.msg);
     return Q4_OK;
 }
@@ -163,37 +143,21 @@ q4_status q4c_validate(const q4_case *c, q4_error *err)
 
 /* ---------------- parse ---------------- */
 
-typedef struct params {
-    int have[26];              /* by key letter */
-    int64_t val[26];
-    int64_t lead[4];
-    int nlead;
-} params;
-
-static void list_names(char *buf, size_t size, const char *const *names, int count)
+/* "a, b, c": the names of a NULL-ended list of rows of `stride` bytes. */
+static void list_names(char *buf, size_t size, const char *(*at)(const void *, int),
+                       const void *ctx)
 {
-    size_t len = 0;
+    q4c_text t = {buf, size, 0};
     buf[0] = 0;
-    for (int i = 0; i < count && len < size; i++) {
-        int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
-        if (w > 0) len += (size_t)w;
-    }
+    for (int i = 0; at(ctx, i); i++) q4c_put(&t, "%s%s", i ? ", " : "", at(ctx, i));
 }
-
-static int key_allowed(const q4c_op *op, char key)
-{
-    switch (op->kind) {
-    case Q4C_LINEAR: return strchr(op->has_bias ? "mdnkgb" : "mdnkg", key) != NULL;
-    case Q4C_DW: return strchr("mdnk", key) != NULL;
-    case Q4C_WEIGHT: return strchr("nkg", key) != NULL;
-    case Q4C_CE: return strchr("rvp", key) != NULL;
-    case Q4C_ADAMW: return strchr("ntw", key) != NULL;
-    }
-    return 0;
-}
+static const char *op_at(const void *ctx, int i) { (void)ctx; return q4_case_op(i); }
+static const char *family_at(const void *ctx, int i) { return ((const q4c_op *)ctx)->families[i].name; }
+static const char *class_at(const void *ctx, int i) { return ((const q4c_op *)ctx)->classes[i].name; }
 
 /* One token [a-z]+[0-9]+(x[0-9]+)*; tok is NUL-terminated. */
-static q4_status parse_token(const q4c_op *op, const char *tok, params *p, const char *name,
+static q4_status parse_token(const q4c_op *op, const char *allowed, const char *keys,
+                             const char *tok, q4c_params *p, const char *name,
                              q4_error *err)
 {
     const char *s = tok;
@@ -204,9 +168,9 @@ static q4_status parse_token(const q4c_op *op, const char *tok, params *p, const
     if (nkey == 0 || !(s[nkey] >= '0' && s[nkey] <= '9'))
         return bad(err, name, "bad parameter '%s': expected a lowercase key and a number, "
                    "e.g. m8 or d2x3", tok);
-    if (nkey > 1 || !key_allowed(op, s[0]))
+    if (nkey > 1 || !strchr(allowed, s[0]))
         return bad(err, name, "unknown parameter '%.*s' in '%s' for op %s (parameters: %s)",
-                   (int)nkey, s, tok, op->name, op->keys);
+                   (int)nkey, s, tok, op->name, keys);
     char key = s[0];
     s += nkey;
     for (;;) {
@@ -214,7 +178,7 @@ static q4_status parse_token(const q4c_op *op, const char *tok, params *p, const
         int64_t v = 0;
         while (*s >= '0' && *s <= '9') {
             v = v * 10 + (*s - '0');
-            if (v > NUM_MAX)
+            if (v > Q4C_NUM_MAX)
                 return bad(err, name, "the number in parameter '%s' is above 2^40", tok);
             s++;
         }
@@ -247,7 +211,8 @@ static q4_status parse_token(const q4c_op *op, const char *tok, params *p, const
     return Q4_OK;
 }
 
-static q4_status parse_params(const q4c_op *op, const char *text, params *p, const char *name,
+static q4_status parse_params(const q4c_op *op, const char *allowed, const char *keys,
+                              const char *text, q4c_params *p, const char *name,
                               q4_error *err)
 {
     char tok[Q4_CASE_NAME_MAX];
@@ -258,89 +223,58 @@ static q4_status parse_params(const q4c_op *op, const char *text, params *p, con
             return bad(err, name, "empty parameter; parameters are separated by a single '_'");
         memcpy(tok, s, len);   /* len < Q4_CASE_NAME_MAX: the whole name is shorter */
         tok[len] = 0;
-        q4_status st = parse_token(op, tok, p, name, err);
+        q4_status st = parse_token(op, allowed, keys, tok, p, name, err);
         if (st) return st;
         if (s[len] == 0) return Q4_OK;
         s += len + 1;
     }
 }
 
-/* The required keys of the op, in canonical order; "m" stands for m or d. */
-static const char *required_keys(const q4c_op *op)
+void q4c_fill_m(const q4c_params *p, q4_case *c)
 {
-    switch (op->kind) {
-    case Q4C_LINEAR: return "mnkg";
-    case Q4C_DW: return "mnk";
-    case Q4C_WEIGHT: return "nkg";
-    case Q4C_CE: return "rvp";
-    case Q4C_ADAMW: return "ntw";
+    memcpy(c->lead, p->lead, sizeof c->lead);
+    c->nlead = p->nlead;
+    if (Q4C_HAVE(p, 'm')) {
+        c->m = Q4C_P(p, 'm');   /* with d as well: q4c_check_lead checks that they agree */
+        return;
     }
-    return "";
+    /* Saturates above 2^40 (q4c_check_lead then names the overflow); no signed overflow. */
+    c->m = 1;
+    for (int i = 0; i < c->nlead; i++) {
+        if (c->lead[i] > 0 && c->m > Q4C_NUM_MAX / c->lead[i]) { c->m = Q4C_NUM_MAX + 1; break; }
+        c->m *= c->lead[i];
+    }
 }
 
-static q4_status fill(const q4c_op *op, const params *p, q4_case *c, const char *name,
-                      q4_error *err)
+static q4_status fill(const q4c_op *op, int random, const q4c_params *p, q4_case *c,
+                      const char *name, q4_error *err)
 {
-#define V(k) (p->val[(k) - 'a'])
-    for (const char *k = required_keys(op); *k; k++) {
-        int have = p->have[*k - 'a'] || (*k == 'm' && p->have['d' - 'a']);
+    const char *required = random ? "s" : op->required;
+    q4_error e = {0};
+    for (const char *k = required; *k; k++) {
+        int have = p->have[*k - 'a'] || (*k == 'm' && Q4C_HAVE(p, 'd'));
         if (!have)
             return bad(err, name, "missing parameter %s; op %s takes %s",
-                       *k == 'm' ? "m (or d<A>x<B>..)" : (char[2]){*k, 0}, op->name, op->keys);
+                       *k == 'm' ? "m (or d<A>x<B>..)" : (char[2]){*k, 0}, op->name,
+                       random ? "s (family random)" : op->keys);
     }
-    switch (op->kind) {
-    case Q4C_LINEAR:
-    case Q4C_DW:
-        memcpy(c->lead, p->lead, sizeof c->lead);
-        c->nlead = p->nlead;
-        if (p->have['m' - 'a']) {
-            c->m = V('m');   /* with d as well: values() checks that they agree */
-        } else {
-            /* Saturates above 2^40 (values() then names the overflow); no signed overflow. */
-            c->m = 1;
-            for (int i = 0; i < c->nlead; i++) {
-                if (c->lead[i] > 0 && c->m > NUM_MAX / c->lead[i]) { c->m = NUM_MAX + 1; break; }
-                c->m *= c->lead[i];
-            }
-        }
-        c->n = V('n');
-        c->k = V('k');
-        if (op->kind == Q4C_LINEAR) c->gs = V('g');
-        c->bias = p->have['b' - 'a'] ? (int)V('b') : 0;
-        if (p->have['b' - 'a'] && V('b') > 1)
-            return bad(err, name, "b%lld: expected b0 or b1", (long long)V('b'));
-        break;
-    case Q4C_WEIGHT:
-        c->n = V('n');
-        c->k = V('k');
-        c->gs = V('g');
-        break;
-    case Q4C_CE:
-        c->r = V('r');
-        c->v = V('v');
-        if (V('p') > 100)
-            return bad(err, name, "p = %lld must be a percentage in 0..100", (long long)V('p'));
-        c->mask_pct = (int)V('p');
-        break;
-    case Q4C_ADAMW:
-        c->numel = V('n');
-        c->step = V('t');
-        if (V('w') > 1)
-            return bad(err, name, "w%lld: expected w0 or w1", (long long)V('w'));
-        c->wd = (int)V('w');
-        break;
+    if (random) {
+        c->sweep = Q4C_P(p, 's');
+        op->random(c);
+        return Q4_OK;
     }
+    if (op->fill(p, c, &e))
+        return bad(err, name, "%s", e.msg);
     return Q4_OK;
-#undef V
 }
 
 q4_status q4_case_parse(const char *name, uint64_t seed, q4_case *out, q4_error *err)
 {
     char buf[Q4_CASE_NAME_MAX], list[Q4_MSG_MAX];
-    const char *level[4];
+    const char *level[5];
     int nlevels = 1;
     q4_case c;
-    params p;
+    q4c_params p;
     q4_status st;
 
     if (!name)
@@ -351,43 +285,55 @@ q4_status q4_case_parse(const char *name, uint64_t seed, q4_case *out, q4_error 
                    Q4_CASE_NAME_MAX - 1);
     memcpy(buf, name, len + 1);
 
-    /* Levels: exactly four, split on '.', none empty. */
+    /* Levels: four, or five with a value class; split on '.'. */
     level[0] = buf;
     for (char *s = buf; *s; s++) {
         if (*s != '.') continue;
         *s = 0;
-        if (nlevels < 4) level[nlevels] = s + 1;
+        if (nlevels < 5) level[nlevels] = s + 1;
         nlevels++;
     }
-    if (nlevels != 4)
-        return bad(err, name, "%d dot-separated levels; expected 4: q4cts.<op>.<family>.<params>%s",
-                   nlevels, nlevels > 4 ? " (parameters are separated by '_', never '.')" : "");
+    if (nlevels != 4 && nlevels != 5)
+        return bad(err, name, "%d dot-separated levels; expected 4 or 5: "
+                   "q4cts.<op>.<family>.<params>[.<values>]%s", nlevels,
+                   nlevels > 5 ? " (parameters are separated by '_', never '.')" : "");
     if (strcmp(level[0], "q4cts") != 0)
         return bad(err, name, "starts with '%s'; expected the prefix q4cts", level[0]);
 
     const q4c_op *op = q4c_op_find(level[1]);
     if (!op) {
-        int n;
-        const char *const *names = q4_case_ops(&n);
-        list_names(list, sizeof list, names, n);
+        list_names(list, sizeof list, op_at, NULL);
         return bad(err, name, "unknown op '%s' (ops: %s)", level[1], list);
     }
-    if (!q4c_op_has_family(op, level[2])) {
-        int n;
-        const char *const *names = q4_case_families(op->name, &n);
-        list_names(list, sizeof list, names, n);
+    const q4c_family *fam = q4c_family_find(op, level[2]);
+    if (!fam) {
+        list_names(list, sizeof list, family_at, op);
         return bad(err, name, "unknown family '%s' for op %s (families: %s)", level[2], op->name,
                    list);
     }
-
+    const int random = strcmp(fam->name, RANDOM) == 0;
     memset(&c, 0, sizeof c);
+    if (nlevels == 5) {
+        if (!q4c_class_find(op, level[4])) {
+            list_names(list, sizeof list, class_at, op);
+            return bad(err, name, "unknown value class '%s' for op %s (value classes: %s)",
+                       level[4], op->name, list);
+        }
+        if (fam->values || random)
+            return bad(err, name, "family %s decides the values itself; it takes no value "
+                       "class ('%s' given)", fam->name, level[4]);
+        snprintf(c.values, sizeof c.values, "%s", level[4]);
+    }
     memset(&p, 0, sizeof p);
     c.op = op->name;
     snprintf(c.family, sizeof c.family, "%s", level[2]);
     c.seed = seed;
-    if ((st = parse_params(op, level[3], &p, name, err)) || (st = fill(op, &p, &c, name, err)) ||
-        (st = validate_as(&c, name, err)))
+    if ((st = parse_params(op, random ? "s" : op->allowed, random ? "s (family random)" : op->keys,
+                           level[3], &p, name, err)) ||
+        (st = fill(op, random, &p, &c, name, err)) || (st = validate_as(&c, name, err)))
         return st;
+    if (!shows_values(op, &c) && !random)
+        c.values[0] = 0;   /* the default class, spelled out: the same case */
     q4_case_format(&c, c.name, sizeof c.name);
     if (out) *out = c;
     return Q4_OK;

@@ -80,3 +80,10 @@ float q4c_exact(int64_t i, int e)
         x = 0;
     return x;
 }
+
+float q4c_from_bits(uint32_t bits)
+{
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}

@@ -20,20 +20,24 @@ static int by_name(const void *a, const void *b)
 
 q4_status q4_case_all(q4_case **out, size_t *count, q4_error *err)
 {
-    q4_case *all = malloc(q4c_generated_count * sizeof *all);
+    size_t n = 0, i = 0;
+    const q4c_op *op;
+    for (int o = 0; (op = q4c_op_at(o)); o++)
+        for (int j = 0; op->generated[j]; j++) n++;
+    q4_case *all = malloc(n * sizeof *all);
     if (!all)
-        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the list of %zu generated cases",
-                       q4c_generated_count);
-    for (size_t i = 0; i < q4c_generated_count; i++) {
-        q4_status st = q4_case_parse(q4c_generated[i], 0, &all[i], err);
-        if (st) {   /* a bad table entry: the tests catch it, users never should */
-            free(all);
-            return st;
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the list of %zu generated cases", n);
+    for (int o = 0; (op = q4c_op_at(o)); o++)
+        for (int j = 0; op->generated[j]; j++) {
+            q4_status st = q4_case_parse(op->generated[j], 0, &all[i++], err);
+            if (st) {   /* a bad table entry: the tests catch it, users never should */
+                free(all);
+                return st;
+            }
         }
-    }
-    qsort(all, q4c_generated_count, sizeof *all, by_name);
+    qsort(all, n, sizeof *all, by_name);
     *out = all;
-    *count = q4c_generated_count;
+    *count = n;
     return Q4_OK;
 }
 

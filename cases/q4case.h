@@ -1,7 +1,8 @@
 /* q4case.h: q4cases, the case names, families, seeded inputs and case lists of q4cts.
  *
- * A case is named q4cts.<op>.<family>.<params> (grammar in README.md). The name is
- * the whole description: parsing it gives the op, the family and the shape, and the
+ * A case is named q4cts.<op>.<family>.<params>[.<values>] (grammar in README.md). The
+ * name is the whole description: parsing it gives the op, the family, the shape and
+ * the value class of the inputs (default: ordinary), and the
  * name plus a user seed gives bit-identical inputs on any machine. The generated
  * set (every family of every op, README.md lists them) is the superset of
  * mustpass.txt; any other well-formed, in-contract name runs too (custom shapes).
@@ -30,7 +31,7 @@
 #define Q4_CASE_IGNORE_INDEX (-100)
 
 typedef struct q4_case {
-    char name[Q4_CASE_NAME_MAX];   /* canonical: q4cts.<op>.<family>.<params> */
+    char name[Q4_CASE_NAME_MAX];   /* canonical: q4cts.<op>.<family>.<params>[.<values>] */
     const char *op;                /* static string: "dequantize", "linear_q4gsw", "linear_q4gsw_backward", "linear_dW", "fused_ce", "adamw_step", "q4gsw_requant" */
     char family[40];
     int64_t m, n, k, gs;           /* linear ops (m = product of lead dims when nlead > 0), dW (no gs), dequantize/requant (n, k, gs) */
@@ -38,6 +39,8 @@ typedef struct q4_case {
     int bias;                      /* linear_q4gsw only */
     int64_t r, v; int mask_pct;    /* fused_ce: rows, vocabulary, percent of rows masked (100 = all) */
     int64_t numel, step; int wd;   /* adamw_step: elements, step t (>= 1), weight decay on/off */
+    char values[24];               /* value class of the inputs; "" = the op's default (ordinary) */
+    int64_t sweep;                 /* family random: the s<N> its shape and values are drawn from */
     uint64_t seed;
 } q4_case;
 
@@ -50,12 +53,17 @@ typedef struct q4_inputs {         /* host buffers, malloc'd; fields an op doesn
     float lr, beta1, beta2, eps, wd, bc1, bc2;   /* adamw_step */
 } q4_inputs;
 
-/* ---------------- ops and families (case_families.c) ---------------- */
-const char *const *q4_case_ops(int *count);                       /* the op names */
-const char *const *q4_case_families(const char *op, int *count);  /* NULL, *count = 0 if op unknown */
+/* ---------------- ops, families, value classes (case_ops.c) ---------------- */
+/* The i-th op name (sorted), family or value class of an op, in listing order; NULL
+ * past the end or for an unknown op. */
+const char *q4_case_op(int i);
+const char *q4_case_family(const char *op, int i);
+const char *q4_case_values(const char *op, int i);
 /* One line saying what a family tests and which rule its names must meet
  * (e.g. "N % 8 != 0: the last W_4X8 block is half padding"); NULL if unknown. */
 const char *q4_case_family_doc(const char *op, const char *family);
+/* One line saying what a value class puts in the inputs; NULL if unknown. */
+const char *q4_case_values_doc(const char *op, const char *values);
 
 /* ---------------- names (case_name.c) ---------------- */
 /* Parses a full name; out->name is the canonical form, out->seed = seed. */

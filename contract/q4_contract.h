@@ -91,5 +91,9 @@ static inline unsigned q4_w4x8_shift(int64_t n, int64_t k)
 {
     return (unsigned)(8 * (k & 3) + 4 * (n & 1));
 }
+/* Packs codes [N][K] (one 0..15 per byte) into all q4_w4x8_words(N, K) words, the
+ * padding words of an odd-N4 block exactly Q4_W4X8_PAD (q4_w4x8.c). No checks: the
+ * caller has checked the shape and the codes. */
+void q4_w4x8_pack(const uint8_t *codes, int64_t N, int64_t K, uint32_t *w);
 
 #endif

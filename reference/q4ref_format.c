@@ -63,16 +63,7 @@ q4_status q4ref_pack_w4x8(const uint8_t *codes, int64_t N, int64_t K, uint32_t *
     q4ref_buf out[] = {{w, (size_t)words * 4, "w4x8", 0}};
     if ((st = q4ref_check_bufs(in, 1, out, 1, err)) || (st = check_codes(codes, N * K, err)))
         return st;
-    /* Start from the padding word everywhere: the words of an odd-N4 block's missing
-     * upper half are never written below and so stay exactly Q4_W4X8_PAD. */
-    for (int64_t i = 0; i < words; i++)
-        w[i] = Q4_W4X8_PAD;
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t k = 0; k < K; k++) {
-            uint32_t *word = &w[q4_w4x8_word(N, n, k)];
-            unsigned sh = q4_w4x8_shift(n, k);
-            *word = (*word & ~(0xFu << sh)) | (uint32_t)codes[n * K + k] << sh;
-        }
+    q4_w4x8_pack(codes, N, K, w);
     return Q4_OK;
 }
 

@@ -14,8 +14,19 @@ START_TEST(generated_round_trip)
     q4_case *all;
     size_t n;
     q4_error err = {0};
+    size_t n_table = 0;
+    const q4c_op *op;
     ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
-    ck_assert_uint_eq(n, q4c_generated_count);
+    for (int o = 0; (op = q4c_op_at(o)); o++)
+        for (int j = 0; op->generated[j]; j++) {
+            /* The tables hold canonical names only (a non-canonical one would not round-trip). */
+            q4_case c;
+            ck_assert_int_eq(q4_case_parse(op->generated[j], 0, &c, &err), Q4_OK);
+            ck_assert_str_eq(c.name, op->generated[j]);
+            ck_assert_str_eq(c.op, op->name);
+            n_table++;
+        }
+    ck_assert_uint_eq(n, n_table);
     for (size_t i = 0; i < n; i++) {
         char buf[Q4_CASE_NAME_MAX];
         q4_case again;
@@ -27,39 +38,30 @@ START_TEST(generated_round_trip)
         ck_assert_int_eq(memcmp(&again.m, &all[i].m, sizeof(int64_t) * 4), 0);
         if (i > 0) ck_assert_int_lt(strcmp(all[i - 1].name, all[i].name), 0);   /* sorted, unique */
     }
-    /* The table holds canonical names only (a non-canonical entry would not round-trip). */
-    for (size_t i = 0; i < q4c_generated_count; i++) {
-        q4_case c;
-        ck_assert_int_eq(q4_case_parse(q4c_generated[i], 0, &c, &err), Q4_OK);
-        ck_assert_str_eq(c.name, q4c_generated[i]);
-    }
     free(all);
 }
 END_TEST
 
 START_TEST(every_family_has_cases)
 {
-    int nops, nfam;
-    const char *const *ops = q4_case_ops(&nops);
+    int nops = 0, nfam;
+    const char *op, *fam;
     q4_case *all;
     size_t n;
     q4_error err = {0};
-    ck_assert_int_eq(nops, 7);
     ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
-    for (int o = 0; o < nops; o++) {
-        const char *const *fams = q4_case_families(ops[o], &nfam);
-        ck_assert_ptr_nonnull(fams);
-        ck_assert_int_ge(nfam, 5);
-        for (int f = 0; f < nfam; f++) {
+    for (int o = 0; (op = q4_case_op(o)); o++, nops++) {
+        for (nfam = 0; (fam = q4_case_family(op, nfam)); nfam++) {
             int found = 0;
-            ck_assert_ptr_nonnull(q4_case_family_doc(ops[o], fams[f]));
+            ck_assert_ptr_nonnull(q4_case_family_doc(op, fam));
             for (size_t i = 0; i < n; i++)
-                found += strcmp(all[i].op, ops[o]) == 0 && strcmp(all[i].family, fams[f]) == 0;
-            ck_assert_msg(found > 0, "no generated case for %s.%s", ops[o], fams[f]);
+                found += strcmp(all[i].op, op) == 0 && strcmp(all[i].family, fam) == 0;
+            ck_assert_msg(found > 0, "no generated case for %s.%s", op, fam);
         }
+        ck_assert_int_ge(nfam, 5);
     }
-    ck_assert_ptr_null(q4_case_families("nope", &nfam));
-    ck_assert_int_eq(nfam, 0);
+    ck_assert_int_eq(nops, 7);
+    ck_assert_ptr_null(q4_case_family("nope", 0));
     ck_assert_ptr_null(q4_case_family_doc("linear_dW", "bias"));   /* forward only */
     free(all);
 }
@@ -156,10 +158,13 @@ static const char *const rejected[][2] = {
      "unknown parameter 'b' in 'b1' for op linear_q4gsw_backward (parameters: m|d n k g)"},
     {"q4cts.dequantize.custom.n4_k4_g4_mm1",
      "unknown parameter 'mm' in 'mm1' for op dequantize (parameters: n k g)"},
-    {"q4cts.linear_dW.custom.m1.5_n4_k4",
-     "5 dot-separated levels; expected 4: q4cts.<op>.<family>.<params> "
+    {"q4cts.linear_dW.custom.m1.5.n4_k4",
+     "6 dot-separated levels; expected 4 or 5: q4cts.<op>.<family>.<params>[.<values>] "
      "(parameters are separated by '_', never '.')"},
-    {"q4cts.linear_dW.custom", "3 dot-separated levels; expected 4: q4cts.<op>.<family>.<params>"},
+    {"q4cts.linear_dW.custom.m1.5_n4_k4",
+     "unknown value class '5_n4_k4' for op linear_dW (value classes: ordinary)"},
+    {"q4cts.linear_dW.custom",
+     "3 dot-separated levels; expected 4 or 5: q4cts.<op>.<family>.<params>[.<values>]"},
     {"dEQP.linear_dW.custom.m1_n4_k4", "starts with 'dEQP'; expected the prefix q4cts"},
     {"q4cts.linear_dW.custom.m1__n4_k4",
      "empty parameter; parameters are separated by a single '_'"},

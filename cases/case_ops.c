@@ -1,0 +1,90 @@
+/* case_ops.c: the table of op descriptors (ops/<op>.c), the only place that lists
+ * the ops, and the lookups over it: families, value classes, listing. */
+#include <string.h>
+
+#include "case_internal.h"
+
+extern const q4c_op q4c_op_adamw_step, q4c_op_dequantize, q4c_op_fused_ce, q4c_op_linear_dW,
+    q4c_op_linear_q4gsw, q4c_op_linear_q4gsw_backward, q4c_op_q4gsw_requant;
+
+/* Sorted by name: listings and "unknown op" messages show this order. */
+static const q4c_op *const table[] = {
+    &q4c_op_adamw_step,   &q4c_op_dequantize,          &q4c_op_fused_ce,
+    &q4c_op_linear_dW,    &q4c_op_linear_q4gsw,        &q4c_op_linear_q4gsw_backward,
+    &q4c_op_q4gsw_requant,
+};
+#define N_OPS ((int)(sizeof table / sizeof table[0]))
+
+const q4c_op *q4c_op_at(int i) { return i >= 0 && i < N_OPS ? table[i] : NULL; }
+
+const q4c_op *q4c_op_find(const char *name)
+{
+    for (int i = 0; name && i < N_OPS; i++)
+        if (strcmp(table[i]->name, name) == 0)
+            return table[i];
+    return NULL;
+}
+
+const q4c_family *q4c_family_find(const q4c_op *op, const char *family)
+{
+    for (const q4c_family *f = op->families; family && f->name; f++)
+        if (strcmp(f->name, family) == 0)
+            return f;
+    return NULL;
+}
+
+const q4c_class *q4c_class_find(const q4c_op *op, const char *cls)
+{
+    for (const q4c_class *v = op->classes; cls && v->name; v++)
+        if (strcmp(v->name, cls) == 0)
+            return v;
+    return NULL;
+}
+
+const char *q4c_values_of(const q4c_op *op, const q4_case *c)
+{
+    const q4c_family *f = q4c_family_find(op, c->family);
+    if (f && f->values) return f->values;
+    return c->values[0] ? c->values : op->classes[0].name;
+}
+
+int q4c_values_is(const q4_case *c, const char *cls)
+{
+    const q4c_op *op = q4c_op_find(c->op);
+    return op && strcmp(q4c_values_of(op, c), cls) == 0;
+}
+
+const char *q4_case_op(int i)
+{
+    const q4c_op *op = q4c_op_at(i);
+    return op ? op->name : NULL;
+}
+
+const char *q4_case_family(const char *op, int i)
+{
+    const q4c_op *o = q4c_op_find(op);
+    for (int j = 0; o && o->families[j].name; j++)
+        if (j == i) return o->families[j].name;
+    return NULL;
+}
+
+const char *q4_case_values(const char *op, int i)
+{
+    const q4c_op *o = q4c_op_find(op);
+    for (int j = 0; o && o->classes[j].name; j++)
+        if (j == i) return o->classes[j].name;
+    return NULL;
+}
+
+const char *q4_case_family_doc(const char *op, const char *family)
+{
+    const q4c_op *o = q4c_op_find(op);
+    return o && q4c_family_find(o, family) ? q4c_family_doc(family) : NULL;
+}
+
+const char *q4_case_values_doc(const char *op, const char *values)
+{
+    const q4c_op *o = q4c_op_find(op);
+    const q4c_class *v = o ? q4c_class_find(o, values) : NULL;
+    return v ? v->doc : NULL;
+}

@@ -1,0 +1,106 @@
+/* case_values.c: the value makers the ops' input makers share: per-tensor streams,
+ * uniform fixed-point values, scales of each mode, full-significand wide values,
+ * allocation, and the weight inputs (scales, codes, W_4X8) of dequantize and the
+ * linear ops.
+ *
+ * Every value is made from integers and exact fp32 products (case_rng.c), so the
+ * inputs are bit-identical on any IEEE machine (README.md "Generator"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_internal.h"
+
+uint64_t q4_case_stream_seed(const q4_case *c, const char *tensor)
+{
+    char name[Q4_CASE_NAME_MAX];
+    q4_case_format(c, name, sizeof name);
+    return q4c_mix64(q4c_fnv1a64_str(name) ^ c->seed ^ q4c_fnv1a64_str(tensor));
+}
+
+q4c_rng q4c_stream(const q4_case *c, const char *tensor)
+{
+    q4c_rng g = {q4_case_stream_seed(c, tensor)};
+    return g;
+}
+
+void q4c_fill_sym(q4c_rng g, float *a, int64_t n, int64_t A, int e)
+{
+    for (int64_t i = 0; i < n; i++) a[i] = q4c_exact(q4c_range(&g, -A, A), -e);
+}
+
+void q4c_fill_wide(q4c_rng g, float *a, int64_t n, int emin, int emax)
+{
+    /* (2^23 + m) * 2^(e - 23): a 24-bit significand with its leading bit set. */
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = q4c_next(&g);
+        int64_t sig = (int64_t)((1u << 23) | (r & 0x7fffff));
+        int e = emin + (int)((r >> 24) % (uint64_t)(emax - emin + 1));
+        a[i] = q4c_exact((r >> 40) & 1 ? -sig : sig, e - 23);
+    }
+}
+
+/* A normal scale +-(1 + m/8) * 2^e, m in 0..7 (4 significant bits), e in [emin, emin+5]. */
+static float scale_value(uint64_t r, int pow2_only, int emin)
+{
+    int64_t sign = (r & 1) ? -1 : 1;
+    int64_t m = pow2_only ? 0 : (int64_t)((r >> 1) & 7);
+    int e = emin + (int)((r >> 4) % 6);
+    return q4c_exact(sign * (8 + m), e - 3);
+}
+
+void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode)
+{
+    if (mode == Q4C_SCALES_WIDE) {
+        q4c_fill_wide(g, s, n, -40, 20);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = q4c_next(&g);
+        int special = ((r >> 8) & 3) == 0;   /* one in four */
+        if (mode == Q4C_SCALES_ALL_ZERO)
+            s[i] = q4c_signed_zero((r >> 10) & 1);
+        else if (mode == Q4C_SCALES_ZERO && (special || i < 2)) {
+            /* Both zeros, and at least one of each: q = 0 must hold for -0 too. */
+            int negative = i == 1 || (i > 1 && ((r >> 10) & 1));
+            s[i] = q4c_signed_zero(negative);
+        }
+        else if (mode == Q4C_SCALES_TINY && (special || i == 0))
+            s[i] = scale_value(r, 0, -126);   /* (1 + m/8) * 2^-126: normal, tiny */
+        else
+            s[i] = scale_value(r, mode == Q4C_SCALES_POW2, -8);
+    }
+}
+
+void *q4c_alloc(int64_t count, size_t elem, const char *what, const q4_case *c, q4_status *st,
+                q4_error *err)
+{
+    size_t bytes;
+    void *p;
+    if ((*st = q4_size_bytes(count, 1, 1, elem, what, &bytes, err)))
+        return NULL;
+    if (!(p = malloc(bytes ? bytes : 1)))
+        *st = q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes for %s of case %s", bytes,
+                      what, c->name);
+    return p;
+}
+
+q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, q4_error *err)
+{
+    const int64_t N = c->n, K = c->k, ns = q4_scales_count(N, K, c->gs);
+    q4_status st;
+    Q4C_ALLOC(in, scales, ns, "scales");
+    q4c_fill_scales(q4c_stream(c, "scales"), in->scales, ns, mode);
+    q4c_rng g = q4c_stream(c, "codes");
+    Q4C_ALLOC(in, codes, N * K, "codes");
+    Q4C_ALLOC(in, w4x8, q4_w4x8_words(N, K), "W_4X8 weights");
+    for (int64_t i = 0; i < N * K; i++) in->codes[i] = (uint8_t)(q4c_next(&g) >> 60);
+    q4_w4x8_pack(in->codes, N, K, in->w4x8);
+    return Q4_OK;
+}
+
+q4c_scale_mode q4c_scale_mode_of(const q4_case *c)
+{
+    if (q4c_values_is(c, "wide")) return Q4C_SCALES_WIDE;
+    if (q4c_values_is(c, "all_zero_scales")) return Q4C_SCALES_ALL_ZERO;
+    return Q4C_SCALES_NORMAL;
+}

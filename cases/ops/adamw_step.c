@@ -1,0 +1,120 @@
+/* adamw_step.c: case descriptor of one AdamW step: names n t w, its families and
+ * value classes, its inputs (param, grad, m, v) and hyper-parameters (step t). */
+#include "case_internal.h"
+
+static const q4c_family families[] = {
+    {"wd_on", Q4C_R_W_ON, NULL},
+    {"wd_off", Q4C_R_W_OFF, NULL},
+    {"late_step", Q4C_R_T_LATE, NULL},
+    {"unaligned", Q4C_R_NUMEL_UNALIGNED, NULL},
+    {"large", Q4C_R_LARGE_NUMEL, NULL},
+    {"custom", 0, NULL},
+    {NULL, 0, NULL},
+};
+
+static const q4c_class classes[] = {
+    {"ordinary", "torch defaults (lr 1e-3); param [-1, 1), grad [-0.1, 0.1), m [-0.01, 0.01), v [0, 1e-4)", 0},
+    {NULL, NULL, 0},
+};
+
+static const char *const generated[] = {
+    "q4cts.adamw_step.wd_on.n1024_t1_w1",
+    "q4cts.adamw_step.wd_on.n4096_t10_w1",
+    "q4cts.adamw_step.wd_off.n1024_t1_w0",
+    "q4cts.adamw_step.wd_off.n4096_t100_w0",
+    "q4cts.adamw_step.late_step.n1024_t10000_w1",
+    "q4cts.adamw_step.late_step.n1000_t1000000_w0",
+    "q4cts.adamw_step.unaligned.n1023_t5_w1",
+    "q4cts.adamw_step.unaligned.n1_t1_w1",
+    "q4cts.adamw_step.unaligned.n7_t3_w0",
+    "q4cts.adamw_step.large.n1048576_t50_w1",
+    "q4cts.adamw_step.large.n1048573_t7_w0",
+    "q4cts.adamw_step.custom.n4100_t2_w1",
+    NULL,
+};
+
+static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
+{
+    c->numel = Q4C_P(p, 'n');
+    c->step = Q4C_P(p, 't');
+    if (Q4C_P(p, 'w') > 1)
+        return q4_fail(err, Q4_ERR_ARG, "w%lld: expected w0 or w1", (long long)Q4C_P(p, 'w'));
+    c->wd = (int)Q4C_P(p, 'w');
+    return Q4_OK;
+}
+
+static void format(const q4_case *c, q4c_text *t)
+{
+    q4c_put(t, "n%lld_t%lld_w%d", (long long)c->numel, (long long)c->step, c->wd);
+}
+
+/* ---------------- AdamW hyper-parameters ---------------- */
+
+/* b^t by binary powering in double: each product is one IEEE rounding, so the result
+ * is the same on every machine with IEEE double arithmetic (FLT_EVAL_METHOD 0). */
+static double pow_int(double b, int64_t t)
+{
+    double r = 1.0;
+    while (t > 0) {
+        if (t & 1) r *= b;
+        b *= b;
+        t >>= 1;
+    }
+    return r;
+}
+
+static void adamw_hyper(int64_t step, int wd, float *lr, float *beta1, float *beta2, float *eps,
+                     float *wdv, float *bc1, float *bc2)
+{
+    /* torch.optim.AdamW's defaults except wd (0.01, its default, or 0); bias
+     * corrections from the double betas, as torch computes them in Python floats. */
+    *lr = 1e-3f;
+    *beta1 = 0.9f;
+    *beta2 = 0.999f;
+    *eps = 1e-8f;
+    *wdv = wd ? 0.01f : 0.0f;
+    *bc1 = (float)(1.0 - pow_int(0.9, step));
+    *bc2 = (float)(1.0 - pow_int(0.999, step));
+}
+
+static q4_status check(const q4_case *c, q4_error *err)
+{
+    float lr, b1, b2, eps, wd, bc1, bc2;
+    if (c->step < 1 || c->step > Q4C_NUM_MAX)
+        return q4_fail(err, Q4_ERR_ARG, "t = %lld must be a step in 1..2^40", (long long)c->step);
+    if (c->wd < 0 || c->wd > 1)
+        return q4_fail(err, Q4_ERR_ARG, "w = %d must be 0 or 1", c->wd);
+    adamw_hyper(c->step, c->wd, &lr, &b1, &b2, &eps, &wd, &bc1, &bc2);
+    return q4_check_adamw(c->numel, lr, b1, b2, eps, wd, bc1, bc2, err);
+}
+
+static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
+{
+    const int64_t n = c->numel;
+    q4_status st;
+    Q4C_ALLOC(in, param, n, "param");
+    Q4C_ALLOC(in, grad, n, "grad");
+    Q4C_ALLOC(in, m, n, "m");
+    Q4C_ALLOC(in, v, n, "v");
+    q4c_fill_sym(q4c_stream(c, "param"), in->param, n, 1 << 23, 23);         /* [-1, 1) */
+    q4c_fill_sym(q4c_stream(c, "grad"), in->grad, n, 13421772, 27);          /* [-0.1, 0.1) */
+    q4c_fill_sym(q4c_stream(c, "m"), in->m, n, 10737418, 30);                /* [-0.01, 0.01) */
+    q4c_rng g = q4c_stream(c, "v");
+    for (int64_t i = 0; i < n; i++)                                          /* [0, 1e-4) */
+        in->v[i] = q4c_exact(q4c_range(&g, 0, 13743895), -37);
+    adamw_hyper(c->step, c->wd, &in->lr, &in->beta1, &in->beta2, &in->eps, &in->wd, &in->bc1,
+                &in->bc2);
+    return Q4_OK;
+}
+
+static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *err)
+{
+    return q4_check_adamw(c->numel, in->lr, in->beta1, in->beta2, in->eps, in->wd, in->bc1,
+                          in->bc2, err);
+}
+
+const q4c_op q4c_op_adamw_step = {
+    .name = "adamw_step", .keys = "n t w", .allowed = "ntw", .required = "ntw",
+    .families = families, .classes = classes, .generated = generated, .fill = fill,
+    .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+};

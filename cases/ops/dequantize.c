@@ -1,0 +1,67 @@
+/* dequantize.c: case descriptor of dequantize, Wf = (code - 8) * scale: names n k g,
+ * its families and value classes, and its inputs (W_4X8 from seeded codes, scales). */
+#include "case_internal.h"
+
+static const q4c_family families[] = {
+    {"tile_aligned", Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
+    {"grouped", Q4C_R_GROUPED, NULL},
+    {"odd_n4", Q4C_R_N_ODD4, NULL},
+    {"large", Q4C_R_LARGE_NK, NULL},
+    {"custom", 0, NULL},
+    {NULL, 0, NULL},
+};
+
+static const q4c_class classes[] = {
+    {"ordinary", "4-bit-significand scales +-(1 + m/8) * 2^e, e in [-8, -3]", 0},
+    {NULL, NULL, 0},
+};
+
+static const char *const generated[] = {
+    "q4cts.dequantize.tile_aligned.n16_k32_g32",
+    "q4cts.dequantize.tile_aligned.n64_k256_g64",
+    "q4cts.dequantize.grouped.n32_k128_g32",
+    "q4cts.dequantize.grouped.n48_k64_g4",
+    "q4cts.dequantize.grouped.n16_k96_g12",
+    "q4cts.dequantize.odd_n4.n12_k32_g32",
+    "q4cts.dequantize.odd_n4.n4_k16_g16",
+    "q4cts.dequantize.odd_n4.n20_k128_g32",
+    "q4cts.dequantize.large.n4096_k1024_g128",
+    "q4cts.dequantize.large.n2052_k512_g32",
+    "q4cts.dequantize.custom.n44_k96_g32",
+    NULL,
+};
+
+static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
+{
+    (void)err;
+    c->n = Q4C_P(p, 'n');
+    c->k = Q4C_P(p, 'k');
+    c->gs = Q4C_P(p, 'g');
+    return Q4_OK;
+}
+
+static void format(const q4_case *c, q4c_text *t)
+{
+    q4c_put(t, "n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
+}
+
+static q4_status check(const q4_case *c, q4_error *err)
+{
+    return q4_check_weight(c->n, c->k, c->gs, err);
+}
+
+static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
+{
+    return q4c_make_weight(c, in, q4c_scale_mode_of(c), err);
+}
+
+static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *err)
+{
+    return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
+}
+
+const q4c_op q4c_op_dequantize = {
+    .name = "dequantize", .keys = "n k g", .allowed = "nkg", .required = "nkg",
+    .families = families, .classes = classes, .generated = generated, .fill = fill,
+    .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+};

@@ -1,0 +1,126 @@
+/* linear_q4gsw.c: case descriptor of the forward linear op, y = x @ dequant(W)^T (+ bias):
+ * names m|d n k g [b], its families and value classes, and its inputs (x, W, scales,
+ * bias with b1). */
+#include "case_internal.h"
+
+static const q4c_family families[] = {
+    {"tile_aligned", Q4C_R_M_ALIGNED | Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
+    {"grouped", Q4C_R_GROUPED, NULL},
+    {"odd_n4", Q4C_R_N_ODD4, NULL},
+    {"partial_m", Q4C_R_M_PARTIAL, NULL},
+    {"odd_n4_partial_m", Q4C_R_N_ODD4 | Q4C_R_M_PARTIAL, NULL},
+    {"grouped_odd_n4", Q4C_R_GROUPED | Q4C_R_N_ODD4, NULL},
+    {"leading_dims", Q4C_R_LEAD, NULL},
+    {"bias", Q4C_R_BIAS, NULL},
+    {"large", Q4C_R_LARGE_MNK, NULL},
+    {"custom", 0, NULL},
+    {NULL, 0, NULL},
+};
+
+static const q4c_class classes[] = {
+    {"ordinary", "x, bias in [-1, 1) with 23 fraction bits; 4-bit-significand scales", 0},
+    {NULL, NULL, 0},
+};
+
+static const char *const generated[] = {
+    "q4cts.linear_q4gsw.tile_aligned.m8_n16_k32_g32",
+    "q4cts.linear_q4gsw.tile_aligned.m16_n32_k64_g64",
+    "q4cts.linear_q4gsw.tile_aligned.m64_n64_k128_g128",
+    "q4cts.linear_q4gsw.tile_aligned.m32_n128_k256_g64",
+    "q4cts.linear_q4gsw.grouped.m8_n32_k64_g32",
+    "q4cts.linear_q4gsw.grouped.m16_n64_k256_g32",
+    "q4cts.linear_q4gsw.grouped.m4_n16_k128_g16",
+    "q4cts.linear_q4gsw.grouped.m8_n16_k64_g4",
+    "q4cts.linear_q4gsw.grouped.m24_n32_k96_g12",
+    "q4cts.linear_q4gsw.odd_n4.m8_n12_k32_g32",
+    "q4cts.linear_q4gsw.odd_n4.m16_n20_k64_g64",
+    "q4cts.linear_q4gsw.odd_n4.m32_n44_k128_g128",
+    "q4cts.linear_q4gsw.odd_n4.m8_n4_k16_g16",
+    "q4cts.linear_q4gsw.partial_m.m1_n16_k32_g32",
+    "q4cts.linear_q4gsw.partial_m.m1_n256_k256_g64",
+    "q4cts.linear_q4gsw.partial_m.m2_n32_k64_g64",
+    "q4cts.linear_q4gsw.partial_m.m3_n32_k64_g32",
+    "q4cts.linear_q4gsw.partial_m.m4_n64_k128_g64",
+    "q4cts.linear_q4gsw.partial_m.m5_n32_k64_g64",
+    "q4cts.linear_q4gsw.partial_m.m6_n16_k64_g16",
+    "q4cts.linear_q4gsw.partial_m.m7_n32_k32_g32",
+    "q4cts.linear_q4gsw.partial_m.m9_n32_k64_g64",
+    "q4cts.linear_q4gsw.partial_m.m63_n64_k128_g64",
+    "q4cts.linear_q4gsw.partial_m.m65_n32_k64_g32",
+    "q4cts.linear_q4gsw.odd_n4_partial_m.m5_n12_k16_g16",
+    "q4cts.linear_q4gsw.odd_n4_partial_m.m1_n12_k32_g32",
+    "q4cts.linear_q4gsw.odd_n4_partial_m.m1_n4_k4_g4",
+    "q4cts.linear_q4gsw.odd_n4_partial_m.m3_n20_k64_g32",
+    "q4cts.linear_q4gsw.odd_n4_partial_m.m13_n36_k64_g64",
+    "q4cts.linear_q4gsw.odd_n4_partial_m.m70_n28_k96_g32",
+    "q4cts.linear_q4gsw.grouped_odd_n4.m8_n12_k64_g16",
+    "q4cts.linear_q4gsw.grouped_odd_n4.m16_n20_k128_g32",
+    "q4cts.linear_q4gsw.grouped_odd_n4.m5_n36_k96_g32",
+    "q4cts.linear_q4gsw.leading_dims.d2x3_n16_k32_g32",
+    "q4cts.linear_q4gsw.leading_dims.d2x4_n32_k64_g32",
+    "q4cts.linear_q4gsw.leading_dims.d3x5x2_n12_k32_g16",
+    "q4cts.linear_q4gsw.leading_dims.d1x1_n8_k16_g16",
+    "q4cts.linear_q4gsw.leading_dims.d2x2x2x2_n16_k64_g64",
+    "q4cts.linear_q4gsw.bias.m8_n16_k32_g32_b1",
+    "q4cts.linear_q4gsw.bias.m5_n12_k64_g32_b1",
+    "q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1",
+    "q4cts.linear_q4gsw.bias.d2x3_n20_k64_g64_b1",
+    "q4cts.linear_q4gsw.large.m300_n264_k512_g128",
+    "q4cts.linear_q4gsw.large.m257_n520_k256_g64_b1",
+    "q4cts.linear_q4gsw.large.m128_n1028_k128_g32",
+    "q4cts.linear_q4gsw.large.m1_n4096_k1024_g128",
+    "q4cts.linear_q4gsw.large.m2_n2048_k2048_g64",
+    "q4cts.linear_q4gsw.custom.m3_n44_k96_g32",
+    NULL,
+};
+
+static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
+{
+    q4c_fill_m(p, c);
+    c->n = Q4C_P(p, 'n');
+    c->k = Q4C_P(p, 'k');
+    c->gs = Q4C_P(p, 'g');
+    if (Q4C_HAVE(p, 'b') && Q4C_P(p, 'b') > 1)
+        return q4_fail(err, Q4_ERR_ARG, "b%lld: expected b0 or b1", (long long)Q4C_P(p, 'b'));
+    c->bias = Q4C_HAVE(p, 'b') ? (int)Q4C_P(p, 'b') : 0;
+    return Q4_OK;
+}
+
+static void format(const q4_case *c, q4c_text *t)
+{
+    q4c_format_m(c, t);
+    q4c_put(t, "_n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
+    if (c->bias) q4c_put(t, "_b1");
+}
+
+static q4_status check(const q4_case *c, q4_error *err)
+{
+    q4_status st = q4c_check_lead(c, err);
+    if (st == Q4_OK && (c->bias < 0 || c->bias > 1))
+        return q4_fail(err, Q4_ERR_ARG, "b = %d must be 0 or 1", c->bias);
+    return st ? st : q4_check_linear(c->m, c->n, c->k, c->gs, err);
+}
+
+static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
+{
+    q4_status st = q4c_make_weight(c, in, q4c_scale_mode_of(c), err);
+    if (st) return st;
+    Q4C_ALLOC(in, x, c->m * c->k, "x");
+    q4c_fill_sym(q4c_stream(c, "x"), in->x, c->m * c->k, 1 << 23, 23);
+    if (c->bias) {
+        Q4C_ALLOC(in, bias, c->n, "bias");
+        q4c_fill_sym(q4c_stream(c, "bias"), in->bias, c->n, 1 << 23, 23);
+    }
+    return Q4_OK;
+}
+
+static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *err)
+{
+    return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
+}
+
+const q4c_op q4c_op_linear_q4gsw = {
+    .name = "linear_q4gsw", .keys = "m|d n k g [b]", .allowed = "mdnkgb", .required = "mnkg",
+    .families = families, .classes = classes, .generated = generated, .fill = fill,
+    .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+};

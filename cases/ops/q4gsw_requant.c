@@ -1,0 +1,145 @@
+/* q4gsw_requant.c: case descriptor of STE re-quantization, codes = clamp(roundEven(latent
+ * / s)) + 8: names n k g, its families (three of which fix the values: zero_scales,
+ * ties, clamp_edges) and value classes, and its inputs (latent, scales; the codes and
+ * W_4X8 are its outputs). */
+#include <string.h>
+
+#include "case_internal.h"
+
+static const q4c_family families[] = {
+    {"tile_aligned", Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
+    {"grouped", Q4C_R_GROUPED, NULL},
+    {"odd_n4", Q4C_R_N_ODD4, NULL},
+    {"zero_scales", 0, "zero_scales"},
+    {"ties", 0, "ties"},
+    {"clamp_edges", 0, "clamp_edges"},
+    {"large", Q4C_R_LARGE_NK, NULL},
+    {"custom", 0, NULL},
+    {NULL, 0, NULL},
+};
+
+static const q4c_class classes[] = {
+    {"ordinary", "quotients latent / s in [-9.5, 8.5) with 16 fraction bits: every code, some clamps", 0},
+    {"zero_scales", "about a quarter of the scales +0 or -0 (scales[0] = +0, scales[1] = -0)", 0},
+    {"ties", "power-of-two scales; half the latents exactly (j + 0.5) * s, j in [-10, 9]", 0},
+    {"clamp_edges",
+     "quotients beyond +-8, exactly at the edges, huge latents, tiny (2^-126) scales whose "
+     "quotients overflow to +-Inf", 0},
+    {NULL, NULL, 0},
+};
+
+static const char *const generated[] = {
+    "q4cts.q4gsw_requant.tile_aligned.n16_k32_g32",
+    "q4cts.q4gsw_requant.tile_aligned.n64_k256_g64",
+    "q4cts.q4gsw_requant.grouped.n32_k128_g32",
+    "q4cts.q4gsw_requant.grouped.n48_k64_g4",
+    "q4cts.q4gsw_requant.grouped.n16_k96_g12",
+    "q4cts.q4gsw_requant.odd_n4.n12_k32_g32",
+    "q4cts.q4gsw_requant.odd_n4.n4_k16_g16",
+    "q4cts.q4gsw_requant.odd_n4.n20_k128_g32",
+    "q4cts.q4gsw_requant.zero_scales.n16_k64_g16",
+    "q4cts.q4gsw_requant.zero_scales.n12_k32_g32",
+    "q4cts.q4gsw_requant.ties.n16_k64_g16",
+    "q4cts.q4gsw_requant.ties.n20_k128_g32",
+    "q4cts.q4gsw_requant.ties.n256_k256_g64",
+    "q4cts.q4gsw_requant.clamp_edges.n16_k64_g16",
+    "q4cts.q4gsw_requant.clamp_edges.n12_k128_g32",
+    "q4cts.q4gsw_requant.clamp_edges.n256_k256_g32",
+    "q4cts.q4gsw_requant.large.n4096_k1024_g128",
+    "q4cts.q4gsw_requant.large.n2052_k512_g32",
+    "q4cts.q4gsw_requant.custom.n44_k96_g32",
+    NULL,
+};
+
+static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
+{
+    (void)err;
+    c->n = Q4C_P(p, 'n');
+    c->k = Q4C_P(p, 'k');
+    c->gs = Q4C_P(p, 'g');
+    return Q4_OK;
+}
+
+static void format(const q4_case *c, q4c_text *t)
+{
+    q4c_put(t, "n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
+}
+
+static q4_status check(const q4_case *c, q4_error *err)
+{
+    return q4_check_weight(c->n, c->k, c->gs, err);
+}
+
+typedef enum latent_mode { LATENT_ORDINARY, LATENT_TIES, LATENT_CLAMP } latent_mode;
+
+/* s * u where both are exact and their significands fit 24 bits together: the IEEE
+ * product is exact, hence the same everywhere. */
+static float exact_mul(float s, float u) { return s * u; }
+
+static int is_tiny(float s) { return s != 0 && s < 1e-30f && s > -1e-30f; }
+
+/* u in [-9.5, 8.5) with 16 fraction bits (20 significant bits): codes span -8..7,
+ * a few clamp. For a tiny scale |u| >= 1 keeps s*u normal. */
+static float ordinary_u(q4c_rng *g, int tiny)
+{
+    int64_t i = q4c_range(g, -622592, 557056);
+    if (tiny && i > -65536 && i < 65536) i += i < 0 ? -65536 : 65536;
+    return q4c_exact(i, -16);
+}
+
+static float latent_value(q4c_rng *g, float s, latent_mode mode)
+{
+    static const int64_t edges2[] = {-17, 15, -15, 13, 17, -19, 16, -16};   /* 2u: -8.5, 7.5, ... */
+    if (s == 0)
+        return q4c_exact(q4c_range(g, -(1 << 23), 1 << 23), -23);   /* any value: q = 0 */
+    if (mode == LATENT_TIES && (q4c_next(g) & 1))
+        return exact_mul(s, q4c_exact(2 * q4c_range(g, -10, 10) + 1, -1));   /* (j + 0.5) s */
+    if (mode == LATENT_CLAMP) {
+        int64_t sign = (q4c_next(g) & 1) ? -1 : 1;
+        switch (q4c_below(g, 8)) {
+        case 3:   /* beyond the clamp: |u| in [8, 4096) */
+            return exact_mul(s, q4c_exact(sign * q4c_range(g, 1 << 11, 1 << 20), -8));
+        case 4:   /* exactly at the edges */
+            return exact_mul(s, q4c_exact(edges2[q4c_below(g, 8)], -1));
+        case 5:   /* huge: 1.5 * 2^127, the quotient overflows to +-Inf */
+            return q4c_exact(sign * 3, 126);
+        case 6:
+            return q4c_signed_zero(sign < 0);
+        case 7:   /* |latent| in [8, 2^21): +-Inf over a tiny scale, a clamp otherwise */
+            return q4c_exact(sign * (8 + q4c_range(g, 0, 8)), (int)q4c_range(g, 0, 18));
+        default:
+            break;
+        }
+    }
+    return exact_mul(s, ordinary_u(g, is_tiny(s)));
+}
+
+static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
+{
+    const int64_t N = c->n, K = c->k, ns = q4_scales_count(N, K, c->gs);
+    q4c_scale_mode sm = q4c_scale_mode_of(c);
+    latent_mode lm = LATENT_ORDINARY;
+    q4_status st;
+    if (q4c_values_is(c, "zero_scales")) sm = Q4C_SCALES_ZERO;
+    if (q4c_values_is(c, "ties")) sm = Q4C_SCALES_POW2, lm = LATENT_TIES;
+    if (q4c_values_is(c, "clamp_edges")) sm = Q4C_SCALES_TINY, lm = LATENT_CLAMP;
+    Q4C_ALLOC(in, scales, ns, "scales");
+    q4c_fill_scales(q4c_stream(c, "scales"), in->scales, ns, sm);
+    q4c_rng g = q4c_stream(c, "latent");
+    Q4C_ALLOC(in, latent, N * K, "latent");
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < K; k++)
+            in->latent[n * K + k] = latent_value(&g, in->scales[(k / c->gs) * N + n], lm);
+    return Q4_OK;
+}
+
+static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *err)
+{
+    return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
+}
+
+const q4c_op q4c_op_q4gsw_requant = {
+    .name = "q4gsw_requant", .keys = "n k g", .allowed = "nkg", .required = "nkg",
+    .families = families, .classes = classes, .generated = generated, .fill = fill,
+    .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+};
