@@ -33,7 +33,7 @@ requant=q4cts.q4gsw_requant.clamp_edges.n12_k128_g32   # odd N4: W_4X8 padding w
 ce=q4cts.fused_ce.all_masked.r1_v64_p100               # a scalar loss
 adamw=q4cts.adamw_step.custom.n4100_t2_w1
 expect 0 'Pass' -- "$q4cts" run --filter $linear --filter $requant --filter $ce --filter $adamw \
-  --dump all --dump-dir all --json run.json
+  --dump=all --dump-dir all --json run.json
 for c in $linear $requant $ce $adamw; do
   expect 0 'the same verdict and margins as dumped' -- "$q4cts" replay all/$c --json replay-$c.json
   py "run = json.load(open('run.json'))['q4cts']['results']
@@ -88,6 +88,11 @@ assert c['result']['verdict'] == 'Fail' and c['kernels'][0]['kernel'] == 'adamw_
 else
   fail "no mutant $mutant (build the q4_mutations target)"
 fi
+
+# ---- a case that never got its results back: inputs and truth dumped, rerun works ----
+expect 1 'Crash' -- "$q4cts" run --filter $linear --inject-fault lost@1 --dump-dir lost
+expect 2 'holds no GPU result for output y .*replay --rerun' -- "$q4cts" replay lost/$linear
+expect 0 '^Pass ' -- "$q4cts" replay --rerun lost/$linear
 
 # ---- corrupted dumps: one sentence, exit 2, never a crash ----
 corrupt() {  # corrupt NAME: a fresh copy of the linear case's dump in bad/NAME
