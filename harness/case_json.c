@@ -56,6 +56,13 @@ static json_object *file_name(const char *name, const char *part)
     return json_object_new_string(buf);
 }
 
+/* How many coordinates the judge names an element of an ndim array by: rows (every
+ * dimension but the last) and columns. */
+static int coords(int ndim)
+{
+    return ndim < 2 ? ndim : 2;
+}
+
 static json_object *output_json(const q4h_dump_output *o)
 {
     json_object *j = json_object_new_object(), *files = json_object_new_object();
@@ -63,7 +70,7 @@ static json_object *output_json(const q4h_dump_output *o)
     add(j, "kind", json_object_new_string(o->code ? "code" : "real"));
     add(j, "shape", shape_array(o->ndim, o->shape));
     json_object *dims = json_object_new_array();
-    for (int i = 2 - o->ndim; i < 2; i++)
+    for (int i = 2 - coords(o->ndim); i < 2; i++)
         json_object_array_add(dims, json_object_new_string(o->dims[i]));
     add(j, "dims", dims);
     add(files, o->code ? "code" : "value", file_name(o->name, o->code ? "code" : "value"));
@@ -336,19 +343,20 @@ static void parse_output(parser *p, json_object *j, const char *where, q4h_dump_
     if (p->st == Q4_OK && strcmp(kind, "real") && strcmp(kind, "code"))
         bad(p, where, "kind", "\"real\" or \"code\"");
     o->code = !strcmp(kind, "code");
-    o->ndim = get_shape(p, j, where, "shape", o->shape, 2);
+    o->ndim = get_shape(p, j, where, "shape", o->shape, Q4H_NPY_MAX_DIMS);
+    int n = coords(o->ndim);
     json_object *dims = member(p, j, where, "dims", json_type_array, false, "an array of names");
-    if (dims && json_object_array_length(dims) != (size_t)o->ndim)
-        bad(p, where, "dims", "one name per dimension of shape");
+    if (dims && json_object_array_length(dims) != (size_t)n)
+        bad(p, where, "dims", "the names of the rows and the columns the shape has");
     snprintf(o->dims[0], sizeof o->dims[0], "-");
     snprintf(o->dims[1], sizeof o->dims[1], "-");
-    for (int i = 0; p->st == Q4_OK && i < o->ndim; i++) {
+    for (int i = 0; p->st == Q4_OK && i < n; i++) {
         json_object *v = json_object_array_get_idx(dims, (size_t)i);
         const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
         if (!s || !s[0] || strlen(s) >= sizeof o->dims[0])
             bad(p, where, "dims", "an array of short names");
         else
-            snprintf(o->dims[2 - o->ndim + i], sizeof o->dims[0], "%s", s);
+            snprintf(o->dims[2 - n + i], sizeof o->dims[0], "%s", s);
     }
     o->has_got = get_bool(p, j, where, "got");
     o->guard_ok = get_bool(p, j, where, "guard_ok");

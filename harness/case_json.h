@@ -39,7 +39,7 @@ typedef struct q4h_dump_output {
     char name[32];
     bool code;                         /* code output (value/bound -> code/alt) */
     int ndim;
-    int64_t shape[Q4H_NPY_MAX_DIMS];   /* rows x cols as ndim says */
+    int64_t shape[Q4H_NPY_MAX_DIMS];   /* rows (all dimensions but the last) x cols */
     char dims[2][16];                  /* the row and column names ("-": none) */
     bool has_got;                      /* the GPU run got as far as reading it back */
     bool guard_ok, padding_ok;

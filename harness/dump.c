@@ -94,6 +94,26 @@ static q4_status make_dir(const char *path, q4_error *err)
     return Q4_OK;
 }
 
+int q4h_dump_shape(const q4_case *c, q4h_shape kind, int64_t rows, int64_t cols,
+                   int64_t shape[Q4H_NPY_MAX_DIMS])
+{
+    switch (kind) {
+    case Q4H_SCALAR: return 0;
+    case Q4H_VECTOR: shape[0] = cols; return 1;
+    case Q4H_ACTIVATION:
+        if (c->nlead > 0 && c->nlead < Q4H_NPY_MAX_DIMS) {
+            memcpy(shape, c->lead, (size_t)c->nlead * sizeof shape[0]);
+            shape[c->nlead] = cols;
+            return c->nlead + 1;
+        }
+        /* fall through: no leading dims, M rows */
+    case Q4H_MATRIX: break;
+    }
+    shape[0] = rows;
+    shape[1] = cols;
+    return 2;
+}
+
 const char *q4h_dump_descr(char dtype)
 {
     return dtype == 'f' ? "<f4" : dtype == 'i' ? "<i4" : dtype == 'u' ? "<u4" : "|u1";
@@ -110,19 +130,18 @@ static q4_status save(const char *dir, const char *name, const char *part, const
 }
 
 /* One output's arrays and its entry of case.json. */
-static q4_status dump_output(const char *sub, const q4h_output *o, bool have_got,
+static q4_status dump_output(const char *sub, const q4_case *c, const q4h_output *o,
+                             bool have_got,
                              q4h_dump_output *d, q4_error *err)
 {
-    *d = (q4h_dump_output){ .code = o->got == NULL, .ndim = o->ndim,
+    *d = (q4h_dump_output){ .code = o->got == NULL,
                             .has_got = have_got, .guard_ok = o->guard_ok,
                             .padding_ok = o->padding_ok, .guard_bad_at = o->guard_bad_at,
                             .padding_bad_at = o->padding_bad_at, .margin = NAN };
     snprintf(d->name, sizeof d->name, "%s", o->name);
     snprintf(d->dims[0], sizeof d->dims[0], "%s", o->row_name);
     snprintf(d->dims[1], sizeof d->dims[1], "%s", o->col_name);
-    const int64_t rc[2] = { o->rows, o->cols };
-    for (int i = 0; i < o->ndim; i++)
-        d->shape[i] = rc[2 - o->ndim + i];
+    d->ndim = q4h_dump_shape(c, o->shape, o->rows, o->cols, d->shape);
     if (have_got) {
         q4h_outputs one = { .n = 1, .o = { *o } };
         q4_result r;
@@ -132,17 +151,17 @@ static q4_status dump_output(const char *sub, const q4h_output *o, bool have_got
     }
     q4_status st;
     if (d->code) {
-        st = save(sub, o->name, "code", "|u1", o->code, o->ndim, d->shape, err);
+        st = save(sub, o->name, "code", "|u1", o->code, d->ndim, d->shape, err);
         if (st == Q4_OK)
-            st = save(sub, o->name, "alt", "|u1", o->alt, o->ndim, d->shape, err);
+            st = save(sub, o->name, "alt", "|u1", o->alt, d->ndim, d->shape, err);
         if (st == Q4_OK && have_got)
-            st = save(sub, o->name, "got", "|u1", o->got_code, o->ndim, d->shape, err);
+            st = save(sub, o->name, "got", "|u1", o->got_code, d->ndim, d->shape, err);
     } else {
-        st = save(sub, o->name, "value", "<f8", o->value, o->ndim, d->shape, err);
+        st = save(sub, o->name, "value", "<f8", o->value, d->ndim, d->shape, err);
         if (st == Q4_OK)
-            st = save(sub, o->name, "bound", "<f8", o->bound, o->ndim, d->shape, err);
+            st = save(sub, o->name, "bound", "<f8", o->bound, d->ndim, d->shape, err);
         if (st == Q4_OK && have_got)
-            st = save(sub, o->name, "got", "<f4", o->got, o->ndim, d->shape, err);
+            st = save(sub, o->name, "got", "<f4", o->got, d->ndim, d->shape, err);
     }
     if (st == Q4_OK && have_got && o->raw) {
         snprintf(d->raw_descr, sizeof d->raw_descr, "%s", q4h_dump_descr(o->raw_dtype));
@@ -189,13 +208,11 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
         q4h_dump_array *a = &m.inputs[m.n_inputs++];
         snprintf(a->name, sizeof a->name, "%s", t[i].name);
         snprintf(a->descr, sizeof a->descr, "%s", q4h_dump_descr(t[i].dtype));
-        a->ndim = t[i].ndim == 1 ? 1 : 2;
-        a->shape[0] = a->ndim == 1 ? t[i].cols : t[i].rows;
-        a->shape[1] = t[i].cols;
+        a->ndim = q4h_dump_shape(c, t[i].shape, t[i].rows, t[i].cols, a->shape);
         st = save(sub, a->name, "", a->descr, t[i].data, a->ndim, a->shape, err);
     }
     for (int k = 0; k < out->n && st == Q4_OK; k++)
-        st = dump_output(sub, &out->o[k], src->have_got, &m.outputs[m.n_outputs++], err);
+        st = dump_output(sub, c, &out->o[k], src->have_got, &m.outputs[m.n_outputs++], err);
     snprintf(path, sizeof path, "%s/case.json", sub);
     if (st == Q4_OK) /* last: a folder with case.json is complete */
         st = q4h_case_json_write(path, &m, err);

@@ -24,6 +24,10 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
                         const q4h_tensor *t, int n_in, const q4h_outputs *out,
                         const q4h_dump_source *src, q4_error *err);
 
+/* The .npy shape of rows x cols elements shaped `kind` in case c; returns its
+ * number of dimensions (an activation has the case's leading dims as rows). */
+int q4h_dump_shape(const q4_case *c, q4h_shape kind, int64_t rows, int64_t cols,
+                   int64_t shape[Q4H_NPY_MAX_DIMS]);
 /* The .npy dtype of a tensor's dtype ('f', 'i', 'u', 'b'). */
 const char *q4h_dump_descr(char dtype);
 /* The op parameters of c and in that case.json records (shape and scalar inputs). */

@@ -12,7 +12,7 @@
 
 #include "q4_contract.h"
 
-#define Q4H_NPY_MAX_DIMS 4
+#define Q4H_NPY_MAX_DIMS 5   /* four leading dims and a row */
 
 typedef struct q4h_npy {
     char descr[4];                     /* "<f4", "<f8", "<i4", "<u4" or "|u1" */

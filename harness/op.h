@@ -17,6 +17,15 @@
 #include "q4ref.h"
 #include "q4vk.h"
 
+/* The shape SPEC gives a tensor of rows x cols elements; dumps keep it. */
+typedef enum q4h_shape {
+    Q4H_SCALAR,                /* one element (rows = cols = 1) */
+    Q4H_VECTOR,                /* cols elements (rows is 1) */
+    Q4H_MATRIX,                /* rows x cols, a one-row matrix too */
+    Q4H_ACTIVATION,            /* rows x cols where rows are the case's leading dims:
+                                * [*lead, cols] (SPEC's x [*, K]) */
+} q4h_shape;
+
 /* One output tensor of a case: the reference's truth and the GPU's result. A real
  * output has value/bound (fp64 truth and its SPEC §3 bound) and got (fp32 GPU);
  * a code output (requant) has code/alt and got_code instead. */
@@ -24,9 +33,9 @@ typedef struct q4h_output {
     const char *name;          /* "y", "dlogits", "loss", "w4x8", ... */
     int64_t count;             /* elements judged */
     int64_t rows, cols;        /* for coordinates: index = row * cols + col */
-    const char *row_name, *col_name;   /* "-": no such dimension (see ndim) */
-    int ndim;                  /* as SPEC shapes it: 2 rows x cols, 1 a vector (row_name
-                                * "-"), 0 a scalar (both "-"); dumps keep this shape */
+    const char *row_name, *col_name;   /* "-": no such dimension */
+    q4h_shape shape;           /* scalar (both names "-"), vector (row_name "-") or matrix
+                                * from q4h_real_output; an op may make it an activation */
     double *value, *bound;     /* real outputs */
     float *got;
     uint8_t *code, *alt;       /* code outputs: exact code and the conformant alternative */
@@ -61,7 +70,7 @@ typedef struct q4h_tensor {
     char dtype;                /* 'f' fp32, 'i' int32, 'u' uint32, 'b' uint8 */
     const void *data;
     int64_t rows, cols;
-    int ndim;                  /* 1: a vector of cols elements (rows is 1); 2: rows x cols */
+    q4h_shape shape;
 } q4h_tensor;
 
 #define Q4H_MAX_TENSORS 8

@@ -10,10 +10,13 @@ static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t c
         return q4_fail(err, Q4_ERR_ARG, "too many outputs for one case (at most %d)",
                        Q4H_MAX_OUTPUTS);
     *o = &out->o[out->n++];
-    int ndim = row_name[0] == '-' ? (col_name[0] == '-' ? 0 : 1) : 2;
+    q4h_shape shape = row_name[0] != '-'   ? Q4H_MATRIX
+                      : col_name[0] != '-' ? Q4H_VECTOR
+                                           : Q4H_SCALAR;
     **o = (q4h_output){ .name = name, .count = rows * cols, .rows = rows, .cols = cols,
-                        .row_name = row_name, .col_name = col_name, .ndim = ndim, .guard_ok = true,
-                        .guard_bad_at = -1, .padding_ok = true, .padding_bad_at = -1 };
+                        .row_name = row_name, .col_name = col_name, .shape = shape,
+                        .guard_ok = true, .guard_bad_at = -1, .padding_ok = true,
+                        .padding_bad_at = -1 };
     return Q4_OK;
 }
 

@@ -73,7 +73,10 @@ static q4_status load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outpu
     q4_status st = Q4_OK;
     for (int k = 0; k < m->n_outputs && st == Q4_OK; k++) {
         const q4h_dump_output *d = &m->outputs[k];
-        int64_t rows = d->ndim == 2 ? d->shape[0] : 1, cols = d->ndim ? d->shape[d->ndim - 1] : 1;
+        /* rows: every dimension but the last (leading dims of an activation too) */
+        int64_t rows = 1, cols = d->ndim ? d->shape[d->ndim - 1] : 1;
+        for (int i = 0; i + 1 < d->ndim; i++)
+            rows *= d->shape[i];
         q4h_output *o;
         if (!d->has_got)
             return q4_fail(err, Q4_ERR_ARG, "%s holds no GPU result for output %s (the case "
@@ -83,7 +86,6 @@ static q4_status load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outpu
                      : q4h_real_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err);
         if (st != Q4_OK)
             break;
-        o->ndim = d->ndim;
         o->guard_ok = d->guard_ok;
         o->guard_bad_at = d->guard_bad_at;
         o->padding_ok = d->padding_ok;
@@ -115,10 +117,9 @@ static q4_status load_inputs(const char *dir, const q4h_dump_meta *m, const q4h_
     int n = st == Q4_OK ? op->inputs(c, in, t) : 0;
     for (int i = 0; i < n && st == Q4_OK; i++) {
         const char *descr = q4h_dump_descr(t[i].dtype);
-        int64_t shape[2] = { t[i].rows, t[i].cols };
-        int ndim = t[i].ndim == 1 ? 1 : 2;
-        st = load(dir, t[i].name, "", descr, ndim, ndim == 1 ? shape + 1 : shape,
-                  (void *)t[i].data, err);
+        int64_t shape[Q4H_NPY_MAX_DIMS];
+        int ndim = q4h_dump_shape(c, t[i].shape, t[i].rows, t[i].cols, shape);
+        st = load(dir, t[i].name, "", descr, ndim, shape, (void *)t[i].data, err);
     }
     if (st == Q4_OK)
         st = q4h_dump_params_apply(m, c, in, err);
@@ -170,8 +171,8 @@ static q4_status reports_write(const q4h_cli *cli, const q4h_dump_meta *m, const
 }
 
 /* --rerun: the dumped inputs through `q4cts run`'s path on this machine's device. */
-static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta *m, const q4h_op *op,
-                 const q4_case *c, q4_result *r, q4_error *err)
+static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta *m,
+                       const q4h_op *op, const q4_case *c, q4_result *r, q4_error *err)
 {
     q4_inputs in = { 0 };
     q4h_override *overrides = NULL;

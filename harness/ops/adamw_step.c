@@ -8,10 +8,10 @@ static const char *const kernels[] = { "adamw_step", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "param", 'f', in->param, 1, c->numel, 1 };
-    t[1] = (q4h_tensor){ "grad", 'f', in->grad, 1, c->numel, 1 };
-    t[2] = (q4h_tensor){ "m", 'f', in->m, 1, c->numel, 1 };
-    t[3] = (q4h_tensor){ "v", 'f', in->v, 1, c->numel, 1 };
+    t[0] = (q4h_tensor){ "param", 'f', in->param, 1, c->numel, Q4H_VECTOR };
+    t[1] = (q4h_tensor){ "grad", 'f', in->grad, 1, c->numel, Q4H_VECTOR };
+    t[2] = (q4h_tensor){ "m", 'f', in->m, 1, c->numel, Q4H_VECTOR };
+    t[3] = (q4h_tensor){ "v", 'f', in->v, 1, c->numel, Q4H_VECTOR };
     return 4;
 }
 

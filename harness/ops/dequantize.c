@@ -8,8 +8,8 @@ static const char *const kernels[] = { "dequantize", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k), 1 };
-    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, 2 };
+    t[0] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k), Q4H_VECTOR };
+    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, Q4H_MATRIX };
     return 2;
 }
 

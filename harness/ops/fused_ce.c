@@ -8,8 +8,8 @@ static const char *const kernels[] = { "fused_ce", "fused_ce_loss", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "logits", 'f', in->logits, c->r, c->v, 2 };
-    t[1] = (q4h_tensor){ "labels", 'i', in->labels, 1, c->r, 1 };
+    t[0] = (q4h_tensor){ "logits", 'f', in->logits, c->r, c->v, Q4H_MATRIX };
+    t[1] = (q4h_tensor){ "labels", 'i', in->labels, 1, c->r, Q4H_VECTOR };
     return 2;
 }
 

@@ -8,8 +8,8 @@ static const char *const kernels[] = { "linear_dw_tiled", NULL };
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "dout", 'f', in->dout, c->m, c->n, 2 };
-    t[1] = (q4h_tensor){ "x", 'f', in->x, c->m, c->k, 2 };
+    t[0] = (q4h_tensor){ "dout", 'f', in->dout, c->m, c->n, Q4H_ACTIVATION };
+    t[1] = (q4h_tensor){ "x", 'f', in->x, c->m, c->k, Q4H_ACTIVATION };
     return 2;
 }
 

@@ -10,11 +10,11 @@ static const char *const kernels[] = { "linear_q4gsw_tiled", "linear_q4gsw_gemv"
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
     int n = 0;
-    t[n++] = (q4h_tensor){ "x", 'f', in->x, c->m, c->k, 2 };
-    t[n++] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k), 1 };
-    t[n++] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, 2 };
+    t[n++] = (q4h_tensor){ "x", 'f', in->x, c->m, c->k, Q4H_ACTIVATION };
+    t[n++] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k), Q4H_VECTOR };
+    t[n++] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, Q4H_MATRIX };
     if (c->bias)
-        t[n++] = (q4h_tensor){ "bias", 'f', in->bias, 1, c->n, 1 };
+        t[n++] = (q4h_tensor){ "bias", 'f', in->bias, 1, c->n, Q4H_VECTOR };
     return n;
 }
 
@@ -28,6 +28,7 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     /* envelope from the bound: K terms (and the bias) of x * ((code - 8) * s) */
     y->dot_n = c->k + (c->bias ? 1 : 0);
     y->dot_factors = 3;
+    y->shape = Q4H_ACTIVATION; /* [*lead, N] */
     return st;
 }
 

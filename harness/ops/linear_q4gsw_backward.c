@@ -10,9 +10,9 @@ static const char *const kernels[] = { "linear_q4gsw_backward_tiled",
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "dout", 'f', in->dout, c->m, c->n, 2 };
-    t[1] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k), 1 };
-    t[2] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, 2 };
+    t[0] = (q4h_tensor){ "dout", 'f', in->dout, c->m, c->n, Q4H_ACTIVATION };
+    t[1] = (q4h_tensor){ "w4x8", 'u', in->w4x8, 1, q4_w4x8_words(c->n, c->k), Q4H_VECTOR };
+    t[2] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, Q4H_MATRIX };
     return 3;
 }
 
@@ -26,6 +26,7 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     /* envelope from the bound: N terms of dout * ((code - 8) * s) */
     dx->dot_n = c->n;
     dx->dot_factors = 3;
+    dx->shape = Q4H_ACTIVATION; /* [*lead, K] */
     return st;
 }
 

@@ -11,8 +11,8 @@ static const char *const kernels[] = { "q4gsw_requant_w4x8", "q4gsw_requant_flat
 
 static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TENSORS])
 {
-    t[0] = (q4h_tensor){ "latent", 'f', in->latent, c->n, c->k, 2 };
-    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, 2 };
+    t[0] = (q4h_tensor){ "latent", 'f', in->latent, c->n, c->k, Q4H_MATRIX };
+    t[1] = (q4h_tensor){ "scales", 'f', in->scales, c->k / c->gs, c->n, Q4H_MATRIX };
     return 2;
 }
 

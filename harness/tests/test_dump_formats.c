@@ -130,8 +130,8 @@ START_TEST(npy_malformed_headers_name_the_problem)
         { 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (), }", 4, "Fortran-order" },
         { 1, "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (), }", 4,
           "fortran_order is not True or False" },
-        { 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1), }", 4,
-          "at most 4 sizes" },
+        { 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1), }", 4,
+          "at most 5 sizes" },
         { 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", 0,
           "shape is not a tuple" },
         { 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 0,
@@ -257,7 +257,8 @@ START_TEST(case_json_malformed_names_the_key)
         { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": -1}", "seed must be" },
         { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": []}",
           "params must be an object" },
-        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": {\"lr\": \"x\"}}",
+        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, "
+          "\"params\": {\"lr\": \"x\"}}",
           "params.lr must be a number" },
         { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": {}, "
           "\"inputs\": [{\"name\": \"../x\", \"dtype\": \"<f4\", \"shape\": [1]}]}",

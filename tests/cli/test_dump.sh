@@ -32,9 +32,10 @@ linear=q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1        # a one-row x and y stay 
 requant=q4cts.q4gsw_requant.clamp_edges.n12_k128_g32   # odd N4: W_4X8 padding words
 ce=q4cts.fused_ce.all_masked.r1_v64_p100               # a scalar loss
 adamw=q4cts.adamw_step.custom.n4100_t2_w1
-expect 0 'Pass' -- "$q4cts" run --filter $linear --filter $requant --filter $ce --filter $adamw \
+lead=q4cts.linear_q4gsw.leading_dims.d2x2x2x2_n16_k64_g64   # x [*lead, K]: 5 dimensions
+expect 0 'Pass' -- "$q4cts" run --filter $linear --filter $requant --filter $ce --filter $adamw --filter $lead \
   --dump=all --dump-dir all --json run.json
-for c in $linear $requant $ce $adamw; do
+for c in $linear $requant $ce $adamw $lead; do
   expect 0 'the same verdict and margins as dumped' -- "$q4cts" replay all/$c --json replay-$c.json
   py "run = json.load(open('run.json'))['q4cts']['results']
 r = [x for x in run if x['name'] == '$c'][0]
@@ -51,6 +52,11 @@ assert np.load(d + 'scales.npy').shape == (1, 4)
 c = json.load(open(d + 'case.json'))
 assert c['params'] == {'m': 1, 'n': 4, 'k': 16, 'gs': 16, 'bias': 1}, c['params']
 assert c['device']['name'] and c['seed'] == 0 and c['op'] == 'linear_q4gsw'"
+py "d = 'all/$lead/'
+assert np.load(d + 'x.npy').shape == (2, 2, 2, 2, 64), np.load(d + 'x.npy').shape
+assert np.load(d + 'y.got.npy').shape == (2, 2, 2, 2, 16), np.load(d + 'y.got.npy').shape
+assert json.load(open(d + 'case.json'))['outputs'][0]['dims'] == ['m', 'n']"
+expect 0 '^Pass ' -- "$q4cts" replay --rerun all/$lead
 py "d = 'all/$ce/'
 assert np.load(d + 'loss.got.npy').shape == () and np.load(d + 'labels.npy').dtype == np.int32
 c = json.load(open(d + 'case.json'))
