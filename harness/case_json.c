@@ -91,6 +91,17 @@ static json_object *output_json(const q4h_dump_output *o)
     add(j, "padding_ok", json_object_new_boolean(o->padding_ok));
     add(j, "padding_bad_at", index_or_null(o->padding_bad_at));
     add(j, "margin", num(o->margin));
+    if (o->env) {
+        json_object *env = json_object_new_object();
+        add(env, "alw", file_name(o->name, "env_alw"));
+        add(env, "sd", file_name(o->name, "env_sd"));
+        if (o->env_shared)
+            add(env, "shr", file_name(o->name, "env_shr"));
+        add(j, "envelope", env);
+    }
+    add(j, "dot_n", json_object_new_int64(o->dot_n));
+    add(j, "dot_factors", json_object_new_int(o->dot_factors));
+    add(j, "stat_margin", num(o->stat_margin));
     return j;
 }
 
@@ -100,6 +111,7 @@ static json_object *result_json(const q4_result *r, bool strict)
     add(j, "verdict", json_object_new_string(q4_verdict_name(r->verdict)));
     add(j, "ok", json_object_new_boolean(q4_verdict_ok(r->verdict, strict)));
     add(j, "worst_margin", num(r->worst_margin));
+    add(j, "stat_margin", num(r->stat_margin));
     add(j, "worst_err", num(r->worst_err));
     add(j, "got", num(r->got));
     add(j, "expected", num(r->expected));
@@ -241,7 +253,7 @@ static double get_num(parser *p, json_object *o, const char *where, const char *
     return json_object_get_double(v);
 }
 
-/* An integer in [lo, hi], or -1 for null when nullable. */
+/* An integer in [lo, hi], or -1 for null or a missing key when nullable. */
 static int64_t get_int(parser *p, json_object *o, const char *where, const char *key,
                        int64_t lo, int64_t hi, bool nullable)
 {
@@ -249,8 +261,8 @@ static int64_t get_int(parser *p, json_object *o, const char *where, const char 
     char expected[96];
     snprintf(expected, sizeof expected, "an integer from %lld to %lld%s", (long long)lo,
              (long long)hi, nullable ? " or null" : "");
-    bool present = json_object_object_get_ex(o, key, &v);
-    if (present && !v && nullable)
+    json_object_object_get_ex(o, key, &v);
+    if (!v && nullable)
         return -1;
     if (!v || !json_object_is_type(v, json_type_int)) {
         bad(p, where, key, expected);
@@ -364,6 +376,16 @@ static void parse_output(parser *p, json_object *j, const char *where, q4h_dump_
     o->guard_bad_at = get_int(p, j, where, "guard_bad_at", 0, INT64_MAX, true);
     o->padding_bad_at = get_int(p, j, where, "padding_bad_at", 0, INT64_MAX, true);
     o->margin = get_num(p, j, where, "margin");
+    o->stat_margin = get_num(p, j, where, "stat_margin");
+    json_object *env = member(p, j, where, "envelope", json_type_object, true, "an object");
+    o->env = env != NULL;
+    o->env_shared = env && json_object_object_get_ex(env, "shr", NULL);
+    o->dot_n = get_int(p, j, where, "dot_n", 0, INT64_MAX, true);
+    o->dot_factors = (int)get_int(p, j, where, "dot_factors", 0, 64, true);
+    if (o->dot_n < 0)
+        o->dot_n = 0;
+    if (o->dot_factors < 0)
+        o->dot_factors = 0;
     json_object *raw = member(p, j, where, "raw", json_type_object, true, "an object");
     if (raw) {
         char raw_where[64];
@@ -382,6 +404,7 @@ static void parse_result(parser *p, json_object *j, q4_result *r)
     if (p->st == Q4_OK && !q4_verdict_parse(verdict, &r->verdict))
         bad(p, "result", "verdict", "a verdict name (Pass, Fail, QualityWarning, ...)");
     r->worst_margin = get_num(p, j, "result", "worst_margin");
+    r->stat_margin = get_num(p, j, "result", "stat_margin");
     r->worst_err = get_num(p, j, "result", "worst_err");
     r->got = get_num(p, j, "result", "got");
     r->expected = get_num(p, j, "result", "expected");

@@ -142,12 +142,18 @@ static q4_status dump_output(const char *sub, const q4_case *c, const q4h_output
     snprintf(d->dims[0], sizeof d->dims[0], "%s", o->row_name);
     snprintf(d->dims[1], sizeof d->dims[1], "%s", o->col_name);
     d->ndim = q4h_dump_shape(c, o->shape, o->rows, o->cols, d->shape);
+    d->env = o->env.alw != NULL;
+    d->env_shared = o->env.shr != NULL;
+    d->dot_n = o->dot_n;
+    d->dot_factors = o->dot_factors;
+    d->stat_margin = NAN;
     if (have_got) {
         q4h_outputs one = { .n = 1, .o = { *o } };
         q4_result r;
         q4_result_init(&r);
         q4h_judge(&one, &r);
         d->margin = r.worst_margin;
+        d->stat_margin = r.stat_margin;
     }
     q4_status st;
     if (d->code) {
@@ -162,6 +168,12 @@ static q4_status dump_output(const char *sub, const q4_case *c, const q4h_output
             st = save(sub, o->name, "bound", "<f8", o->bound, d->ndim, d->shape, err);
         if (st == Q4_OK && have_got)
             st = save(sub, o->name, "got", "<f4", o->got, d->ndim, d->shape, err);
+        if (st == Q4_OK && d->env)
+            st = save(sub, o->name, "env_alw", "<f4", o->env.alw, d->ndim, d->shape, err);
+        if (st == Q4_OK && d->env)
+            st = save(sub, o->name, "env_sd", "<f4", o->env.sd, d->ndim, d->shape, err);
+        if (st == Q4_OK && d->env_shared)
+            st = save(sub, o->name, "env_shr", "<f4", o->env.shr, d->ndim, d->shape, err);
     }
     if (st == Q4_OK && have_got && o->raw) {
         snprintf(d->raw_descr, sizeof d->raw_descr, "%s", q4h_dump_descr(o->raw_dtype));

@@ -102,6 +102,16 @@ static q4_status load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outpu
                 st = load(dir, d->name, "bound", "<f8", d->ndim, d->shape, o->bound, err);
             if (st == Q4_OK)
                 st = load(dir, d->name, "got", "<f4", d->ndim, d->shape, o->got, err);
+            o->dot_n = d->dot_n;
+            o->dot_factors = d->dot_factors;
+            if (st == Q4_OK && d->env)
+                st = q4h_output_envelope(o, d->env_shared, err);
+            if (st == Q4_OK && d->env)
+                st = load(dir, d->name, "env_alw", "<f4", d->ndim, d->shape, o->env.alw, err);
+            if (st == Q4_OK && d->env)
+                st = load(dir, d->name, "env_sd", "<f4", d->ndim, d->shape, o->env.sd, err);
+            if (st == Q4_OK && d->env_shared)
+                st = load(dir, d->name, "env_shr", "<f4", d->ndim, d->shape, o->env.shr, err);
         }
     }
     return st;
@@ -132,7 +142,7 @@ static bool same_number(double a, double b)
     return a == b || (!isfinite(a) && !isfinite(b));
 }
 
-/* Per output: its worst margin now and as dumped. */
+/* Per output: its margins now and as dumped. */
 static void print_outputs(const q4h_outputs *out, const q4h_dump_meta *m)
 {
     for (int k = 0; k < out->n; k++) {
@@ -140,9 +150,10 @@ static void print_outputs(const q4h_outputs *out, const q4h_dump_meta *m)
         q4_result r;
         q4_result_init(&r);
         q4h_judge(&one, &r);
-        double dumped = k < m->n_outputs ? m->outputs[k].margin : NAN;
-        printf("  output %-10s margin %-10.3g (dumped %.3g)\n", out->o[k].name, r.worst_margin,
-               dumped);
+        const q4h_dump_output *d = k < m->n_outputs ? &m->outputs[k] : NULL;
+        printf("  output %-10s margin %-10.3g (dumped %.3g)  statistical %-10.3g (dumped %.3g)\n",
+               out->o[k].name, r.worst_margin, d ? d->margin : NAN, r.stat_margin,
+               d ? d->stat_margin : NAN);
     }
 }
 
@@ -245,8 +256,8 @@ int q4h_replay(const q4h_cli *cli)
     if (st == Q4_OK) {
         q4h_run_options opt = { .strict = cli->strict };
         printf("replay: %s (seed %llu) from %s\n", m->name, (unsigned long long)m->seed, dir);
-        printf("dumped: %s, worst margin %.3g, on %s (driver %s %s)\n",
-               q4_verdict_name(m->result.verdict), m->result.worst_margin,
+        printf("dumped: %s, worst margin %.3g, statistical %.3g, on %s (driver %s %s)\n",
+               q4_verdict_name(m->result.verdict), m->result.worst_margin, m->result.stat_margin,
                m->device[0] ? m->device : "an unknown device", m->driver, m->driver_info);
         if (cli->rerun) {
             st = rerun(cli, dir, m, op, &c, &r, &err);
@@ -266,7 +277,8 @@ int q4h_replay(const q4h_cli *cli)
         if (!cli->rerun) {
             print_outputs(&out, m);
             bool same = r.verdict == m->result.verdict &&
-                        same_number(r.worst_margin, m->result.worst_margin);
+                        same_number(r.worst_margin, m->result.worst_margin) &&
+                        same_number(r.stat_margin, m->result.stat_margin);
             printf("%s\n", same ? "replay: the same verdict and margins as dumped"
                                 : "replay: the verdict or margin differs from the dump");
         }

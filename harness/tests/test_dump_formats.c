@@ -186,11 +186,13 @@ static q4h_dump_meta *sample_meta(void)
     m->inputs[m->n_inputs++] = (q4h_dump_array){ "logits", "<f4", 2, { 1, 32 } };
     m->outputs[m->n_outputs++] = (q4h_dump_output){
         .name = "loss", .ndim = 0, .dims = { "-", "-" }, .has_got = true, .guard_ok = true,
-        .padding_ok = true, .guard_bad_at = -1, .padding_bad_at = -1, .margin = INFINITY };
+        .padding_ok = true, .guard_bad_at = -1, .padding_bad_at = -1, .margin = INFINITY,
+        .env = true, .env_shared = true, .stat_margin = 0.5 };
     m->outputs[m->n_outputs++] = (q4h_dump_output){
         .name = "w4x8", .code = true, .ndim = 2, .shape = { 12, 128 }, .dims = { "n", "k" },
         .guard_ok = false, .guard_bad_at = 3, .padding_ok = true, .padding_bad_at = -1,
-        .raw_descr = "<u4", .raw_count = 256, .margin = 0.25 };
+        .raw_descr = "<u4", .raw_count = 256, .margin = 0.25, .dot_n = 17, .dot_factors = 3,
+        .stat_margin = NAN };
     snprintf(m->device, sizeof m->device, "llvmpipe \"quoted\"");
     m->n_kernels = 1;
     snprintf(m->kernels[0][0], sizeof m->kernels[0][0], "adamw_step");
@@ -220,6 +222,11 @@ START_TEST(case_json_round_trip)
     ck_assert_int_eq(back->inputs[0].ndim, 2);
     ck_assert_int_eq(back->outputs[0].ndim, 0);
     ck_assert(isnan(back->outputs[0].margin)); /* infinite: null in JSON */
+    ck_assert(back->outputs[0].env && back->outputs[0].env_shared);
+    ck_assert(back->outputs[0].stat_margin == 0.5);
+    ck_assert(!back->outputs[1].env && isnan(back->outputs[1].stat_margin));
+    ck_assert_int_eq(back->outputs[1].dot_n, 17);
+    ck_assert_int_eq(back->outputs[1].dot_factors, 3);
     ck_assert(back->outputs[1].code && !back->outputs[1].has_got);
     ck_assert_int_eq(back->outputs[1].guard_bad_at, 3);
     ck_assert_int_eq(back->outputs[1].padding_bad_at, -1);

@@ -42,7 +42,8 @@ r = [x for x in run if x['name'] == '$c'][0]
 p = json.load(open('replay-$c.json'))['q4cts']['results'][0]
 d = json.load(open('all/$c/case.json'))
 assert p['verdict'] == r['verdict'] == d['result']['verdict'] == 'Pass', (p['verdict'], r['verdict'])
-assert p['worst_margin'] == r['worst_margin'] == d['result']['worst_margin'], (p['worst_margin'], r['worst_margin'])"
+assert p['worst_margin'] == r['worst_margin'] == d['result']['worst_margin'], (p['worst_margin'], r['worst_margin'])
+assert p['stat_margin'] == r['stat_margin'] == d['result']['stat_margin'], (p['stat_margin'], r['stat_margin'])"
 done
 py "d = 'all/$linear/'
 assert np.load(d + 'x.npy').shape == (1, 16), np.load(d + 'x.npy').shape
@@ -59,6 +60,7 @@ assert json.load(open(d + 'case.json'))['outputs'][0]['dims'] == ['m', 'n']"
 expect 0 '^Pass ' -- "$q4cts" replay --rerun all/$lead
 py "d = 'all/$ce/'
 assert np.load(d + 'loss.got.npy').shape == () and np.load(d + 'labels.npy').dtype == np.int32
+assert np.load(d + 'dlogits.env_shr.npy').shape == (1, 64), 'the statistical envelope is dumped'
 c = json.load(open(d + 'case.json'))
 assert c['params']['n_valid'] == 1.0 and c['params']['r'] == 1 and c['params']['v'] == 64, c['params']"
 py "d = 'all/$adamw/'
