@@ -160,6 +160,26 @@ static char *line_pattern(char *line)
     return line;
 }
 
+/* 0 when the pattern p (on line `text`) is printable ASCII, else the error naming the
+ * first other byte: case names are ASCII, and a byte from a binary file, pasted from a
+ * word processor or invisible (a byte-order mark mid-file) must show in the message. */
+static q4_status check_bytes(const char *shown, size_t lineno, const char *text, const char *p,
+                             q4_error *err)
+{
+    char echo[Q4_ECHO_MAX];
+    for (const char *q = p; *q; q++) {
+        unsigned char ch = (unsigned char)*q;
+        if (ch == ' ' || ch == '\t')
+            return q4_fail(err, Q4_ERR_ARG, "%s:%zu: '%s' has blanks inside; expected one name "
+                           "or glob per line", shown, lineno, q4_echo(p, echo, sizeof echo));
+        if (ch < 0x20 || ch >= 0x7F)
+            return q4_fail(err, Q4_ERR_ARG, "%s:%zu: '%s' has the byte 0x%02X at column %zu; "
+                           "case names and globs are printable ASCII", shown, lineno,
+                           q4_echo(p, echo, sizeof echo), ch, (size_t)(q - text) + 1);
+    }
+    return Q4_OK;
+}
+
 q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4_error *err)
 {
     FILE *f;
@@ -167,30 +187,43 @@ q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4
     size_t cap = 0, n = 0, lineno = 0, n_all = 0;
     q4_case *all = NULL;
     q4_status st;
+    char shown[Q4_ECHO_MAX];
 
     if (!path)
         return q4_fail(err, Q4_ERR_ARG, "case list path is NULL; expected a file name");
+    q4_echo(path, shown, sizeof shown);
     if (!(f = fopen(path, "r")))
-        return q4_fail(err, Q4_ERR_IO, "cannot open case list '%s': %s", path, strerror(errno));
+        return q4_fail(err, Q4_ERR_IO, "cannot open case list '%s': %s", shown, strerror(errno));
     if ((st = q4_case_all(&all, &n_all, err)))
         goto done;
     size_t linecap = 0;
-    while (getline(&line, &linecap, f) >= 0) {
-        char *p = line_pattern(line);
+    ssize_t got;
+    while ((got = getline(&line, &linecap, f)) >= 0) {
+        char *text = line;
         int hit = 0;
         q4_case custom;
         q4_error e = {0};
         lineno++;
-        if (!*p) continue;
-        if (strpbrk(p, " \t")) {
-            st = q4_fail(err, Q4_ERR_ARG, "%s:%zu: '%s' has blanks inside; expected one name or "
-                         "glob per line", path, lineno, p);
+        /* A UTF-8 byte-order mark (editors on Windows write one) starts the file, not
+         * its first name. */
+        if (lineno == 1 && got >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+            text += 3;
+            got -= 3;
+        }
+        if (strlen(text) != (size_t)got) {   /* getline keeps NULs; string code would not */
+            st = q4_fail(err, Q4_ERR_ARG, "%s:%zu: the line holds a NUL byte at column %zu; a "
+                         "case list is text, one name or glob per line", shown, lineno,
+                         strlen(text) + 1);
             goto done;
         }
+        char *p = line_pattern(text);
+        if (!*p) continue;
+        if ((st = check_bytes(shown, lineno, text, p, err)))
+            goto done;
         for (size_t i = 0; i < n_all && !hit; i++)
             hit = matches(p, all[i].name);
         if (!hit && resolve_unmatched(p, 0, &custom, &e)) {
-            st = q4_fail(err, Q4_ERR_ARG, "%s:%zu: %s", path, lineno, e.msg);
+            st = q4_fail(err, Q4_ERR_ARG, "%s:%zu: %s", shown, lineno, e.msg);
             goto done;
         }
         if (n == cap) {
@@ -207,10 +240,10 @@ q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4
         n++;
     }
     if (ferror(f))
-        st = q4_fail(err, Q4_ERR_IO, "cannot read case list '%s': %s", path, strerror(errno));
+        st = q4_fail(err, Q4_ERR_IO, "cannot read case list '%s': %s", shown, strerror(errno));
     else if (n == 0)   /* no patterns would select every case: surely not what was meant */
         st = q4_fail(err, Q4_ERR_ARG, "case list '%s' names no case; expected one name or glob "
-                     "per line", path);
+                     "per line", shown);
 done:
     fclose(f);
     free(line);

@@ -2,10 +2,10 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef Q4CTS_VERSION
 #define Q4CTS_VERSION "0"
@@ -29,7 +29,8 @@ static const char usage[] =
     "                       runs that shape even if no list has it\n"
     "  --exclude GLOB       drop matching cases (repeatable)\n"
     "  --caselist FILE      cases named in FILE, one name or glob per line (repeatable)\n"
-    "  --shard I/N          the I-th of N deterministic fractions (1 <= I <= N)\n"
+    "  --shard I/N          the I-th of N deterministic fractions (1 <= I <= N <= 1000000);\n"
+    "                       a shard that holds no case runs nothing and passes\n"
     "  --seed N             input seed (default 0); name + seed reproduce a case\n"
     "\n"
     "Running:\n"
@@ -41,6 +42,10 @@ static const char usage[] =
     "  --strict             QualityWarning counts as failure\n"
     "  --validation         enable the Khronos validation layer (or Q4CTS_VALIDATION=1)\n"
     "  --timeout SEC        per-submission GPU watchdog (default 60)\n"
+    "  --inject-fault KIND@N  make the N-th (1 <= N <= 2147483647) GPU allocation fail\n"
+    "                       (alloc), submission lose the device (lost) or time out\n"
+    "                       (timeout), or case crash its worker (crash): tests the\n"
+    "                       harness's handling of each\n"
     "  --dump-dir DIR       save each failing case as DIR/<case>/: case.json and .npy\n"
     "                       arrays (inputs, truth, GPU outputs); docs/dumps.md\n"
     "  --dump all|failing   which cases --dump-dir saves (default failing)\n"
@@ -59,41 +64,69 @@ static const char usage[] =
     "\n"
     "  --help, --version\n"
     "\n"
+    "Options are long (--name VALUE or --name=VALUE); a unique prefix of a name works.\n"
+    "\n"
     "Exit status: 0 every case passed or is not supported, 1 otherwise,\n"
-    "2 usage or set-up error.\n";
+    "2 usage or set-up error (a report that cannot be written included),\n"
+    "130 or 143 stopped by SIGINT or SIGTERM: the worker is stopped, the reports are\n"
+    "finished and marked incomplete, and the summary is printed.\n";
+
+const char *q4h_cli_usage(void)
+{
+    return usage;
+}
+
+/* The argument as a message may quote it: escaped and shortened (q4_echo). */
+#define SHOWN(s) q4_echo((s), shown, sizeof shown)
 
 static q4_status parse_uint(const char *flag, const char *s, uint64_t max, uint64_t *out,
                             q4_error *err)
 {
-    char *end;
+    char *end, shown[Q4_ECHO_MAX];
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || s[0] == '-' || v > max)
+    if (!*s || *end || errno || s[0] == '-' || s[0] == '+' || s[0] == ' ' || v > max)
         return q4_fail(err, Q4_ERR_ARG, "%s expects a whole number up to %llu, got '%s'", flag,
-                       (unsigned long long)max, s);
+                       (unsigned long long)max, SHOWN(s));
     *out = v;
     return Q4_OK;
 }
 
 static q4_status parse_fault(const char *s, q4vk_faults *f, q4_error *err)
 {
+    static const char *const kinds[] = { "alloc", "lost", "timeout", "crash" };
+    int64_t *slots[] = { &f->fail_alloc_at, &f->device_lost_at, &f->timeout_at, &f->crash_at };
     const char *at = strchr(s, '@');
-    uint64_t n;
-    if (!at || parse_uint("--inject-fault", at + 1, INT32_MAX, &n, err) != Q4_OK || n == 0)
-        return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects alloc@N, lost@N, timeout@N or "
-                       "crash@N with N >= 1, got '%s'", s);
-    size_t len = (size_t)(at - s);
-    if (len == 5 && !strncmp(s, "alloc", 5))
-        f->fail_alloc_at = (int64_t)n;
-    else if (len == 4 && !strncmp(s, "lost", 4))
-        f->device_lost_at = (int64_t)n;
-    else if (len == 7 && !strncmp(s, "timeout", 7))
-        f->timeout_at = (int64_t)n;
-    else if (len == 5 && !strncmp(s, "crash", 5))
-        f->crash_at = (int64_t)n;
-    else
-        return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects alloc@N, lost@N, timeout@N or "
-                       "crash@N, got '%s'", s);
+    uint64_t n = 0;
+    char shown[Q4_ECHO_MAX];
+    for (int k = 0; at && k < 4; k++)
+        if ((size_t)(at - s) == strlen(kinds[k]) && !strncmp(s, kinds[k], (size_t)(at - s)) &&
+            parse_uint("--inject-fault", at + 1, INT32_MAX, &n, NULL) == Q4_OK && n >= 1) {
+            *slots[k] = (int64_t)n;
+            return Q4_OK;
+        }
+    return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects KIND@N with KIND alloc, lost, "
+                   "timeout or crash and 1 <= N <= %d, got '%s'", INT32_MAX, SHOWN(s));
+}
+
+/* I/N with 1 <= I <= N <= Q4H_MAX_SHARDS, each part a plain whole number (no sign, no
+ * blanks, no wraparound: 4294967297 is not 1). */
+static q4_status parse_shard(const char *s, q4h_cli *cli, q4_error *err)
+{
+    const char *slash = strchr(s, '/');
+    char part[32], shown[Q4_ECHO_MAX];
+    uint64_t i = 0, n = 0;
+    size_t len = slash ? (size_t)(slash - s) : 0;
+    if (slash && len < sizeof part) {
+        memcpy(part, s, len);
+        part[len] = '\0';
+    }
+    if (!slash || len >= sizeof part || parse_uint("--shard", part, Q4H_MAX_SHARDS, &i, NULL) ||
+        parse_uint("--shard", slash + 1, Q4H_MAX_SHARDS, &n, NULL) || i < 1 || i > n)
+        return q4_fail(err, Q4_ERR_ARG, "--shard expects I/N with 1 <= I <= N <= %d, got '%s'",
+                       Q4H_MAX_SHARDS, SHOWN(s));
+    cli->shard_i = (int)i - 1;
+    cli->shard_n = (int)n;
     return Q4_OK;
 }
 
@@ -106,15 +139,30 @@ static q4_status push(const char **list, size_t *n, const char *flag, const char
     return Q4_OK;
 }
 
+/* A --filter or --exclude glob: printable ASCII like the case names it matches, so a
+ * stray byte is named here, not echoed raw by a later message. */
+static q4_status push_glob(const char **list, size_t *n, const char *flag, const char *v,
+                           q4_error *err)
+{
+    char shown[Q4_ECHO_MAX];
+    for (const char *q = v; *q; q++)
+        if ((unsigned char)*q < 0x21 || (unsigned char)*q >= 0x7F)
+            return q4_fail(err, Q4_ERR_ARG, "%s '%s' has the byte 0x%02X; case names and globs "
+                           "are printable ASCII without blanks", flag, SHOWN(v),
+                           (unsigned char)*q);
+    return push(list, n, flag, v, err);
+}
+
 /* A non-option argument: the command, then (replay only) the folder it reads. */
 static q4_status positional(q4h_cli *cli, const char *arg, q4_error *err)
 {
+    char shown[Q4_ECHO_MAX];
     if (!cli->command)
         cli->command = arg;
     else if (!strcmp(cli->command, "replay") && !cli->operand)
         cli->operand = arg;
     else
-        return q4_fail(err, Q4_ERR_ARG, "unexpected argument '%s'", arg);
+        return q4_fail(err, Q4_ERR_ARG, "unexpected argument '%s'", SHOWN(arg));
     return Q4_OK;
 }
 
@@ -123,136 +171,190 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
        OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN };
 
-q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err)
+typedef struct option_def {
+    const char *name;
+    int has_value;
+    int id;
+} option_def;
+
+static const option_def opts[] = {
+    { "filter", 1, OPT_FILTER },
+    { "exclude", 1, OPT_EXCLUDE },
+    { "caselist", 1, OPT_CASELIST },
+    { "device", 1, OPT_DEVICE },
+    { "seed", 1, OPT_SEED },
+    { "shard", 1, OPT_SHARD },
+    { "repeat", 1, OPT_REPEAT },
+    { "validation", 0, OPT_VALIDATION },
+    { "strict", 0, OPT_STRICT },
+    { "timeout", 1, OPT_TIMEOUT },
+    { "junit", 1, OPT_JUNIT },
+    { "json", 1, OPT_JSON },
+    { "dump-dir", 1, OPT_DUMP },
+    { "dump", 1, OPT_DUMP_WHICH },
+    { "rerun", 0, OPT_RERUN },
+    { "kernel", 1, OPT_KERNEL },
+    { "inject-fault", 1, OPT_FAULT },
+    { "reps", 1, OPT_REPS },
+    { "warmup", 1, OPT_WARMUP },
+    { "warmup-ms", 1, OPT_WARMUP_MS },
+    { "baseline", 1, OPT_BASELINE },
+    { "help", 0, OPT_HELP },
+    { "version", 0, OPT_VERSION },
+};
+#define N_OPTS (sizeof opts / sizeof opts[0])
+
+/* The option that `--name` (name[0..len)) means: an exact name, else the one name it
+ * is a prefix of. NULL with the error naming the argument: unknown, or ambiguous with
+ * the names it could mean. */
+static const option_def *find_option(const char *arg, const char *name, size_t len, q4_error *err)
 {
-    static const struct option opts[] = {
-        { "filter", required_argument, 0, OPT_FILTER },
-        { "exclude", required_argument, 0, OPT_EXCLUDE },
-        { "caselist", required_argument, 0, OPT_CASELIST },
-        { "device", required_argument, 0, OPT_DEVICE },
-        { "seed", required_argument, 0, OPT_SEED },
-        { "shard", required_argument, 0, OPT_SHARD },
-        { "repeat", required_argument, 0, OPT_REPEAT },
-        { "validation", no_argument, 0, OPT_VALIDATION },
-        { "strict", no_argument, 0, OPT_STRICT },
-        { "timeout", required_argument, 0, OPT_TIMEOUT },
-        { "junit", required_argument, 0, OPT_JUNIT },
-        { "json", required_argument, 0, OPT_JSON },
-        { "dump-dir", required_argument, 0, OPT_DUMP },
-        { "dump", required_argument, 0, OPT_DUMP_WHICH },
-        { "rerun", no_argument, 0, OPT_RERUN },
-        { "kernel", required_argument, 0, OPT_KERNEL },
-        { "inject-fault", required_argument, 0, OPT_FAULT },
-        { "reps", required_argument, 0, OPT_REPS },
-        { "warmup", required_argument, 0, OPT_WARMUP },
-        { "warmup-ms", required_argument, 0, OPT_WARMUP_MS },
-        { "baseline", required_argument, 0, OPT_BASELINE },
-        { "help", no_argument, 0, OPT_HELP },
-        { "version", no_argument, 0, OPT_VERSION },
-        { 0, 0, 0, 0 },
-    };
+    const option_def *found = NULL;
+    char shown[Q4_ECHO_MAX], which[256] = "";
+    int n = 0;
+    for (size_t i = 0; i < N_OPTS; i++)
+        if (strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
+            return &opts[i];
+    for (size_t i = 0; i < N_OPTS && len > 0; i++)
+        if (!strncmp(opts[i].name, name, len)) {
+            size_t w = strlen(which);
+            snprintf(which + w, sizeof which - w, "%s--%s", n ? ", " : "", opts[i].name);
+            found = &opts[i];
+            n++;
+        }
+    if (n == 1)
+        return found;
+    if (n > 1)
+        q4_fail(err, Q4_ERR_ARG, "option '%s' is ambiguous: it could be %s", SHOWN(arg), which);
+    else
+        q4_fail(err, Q4_ERR_ARG, "unknown option '%s'", SHOWN(arg));
+    return NULL;
+}
+
+static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_error *err)
+{
+    char shown[Q4_ECHO_MAX];
+    uint64_t v = 0;
+    q4_status st = Q4_OK;
+    if (o->has_value && !value[0])
+        return q4_fail(err, Q4_ERR_ARG, "--%s expects %s, got an empty string", o->name,
+                       o->id == OPT_JUNIT || o->id == OPT_JSON || o->id == OPT_CASELIST ||
+                       o->id == OPT_BASELINE ? "a file name" : o->id == OPT_DUMP ?
+                       "a folder name" : "a value");
+    switch (o->id) {
+    case OPT_FILTER: return push_glob(cli->filters, &cli->n_filters, "--filter", value, err);
+    case OPT_EXCLUDE: return push_glob(cli->excludes, &cli->n_excludes, "--exclude", value, err);
+    case OPT_CASELIST: return push(cli->caselists, &cli->n_caselists, "--caselist", value, err);
+    case OPT_KERNEL: return push(cli->kernel_args, &cli->n_kernels, "--kernel", value, err);
+    case OPT_DEVICE: cli->device = value; break;
+    case OPT_SEED: return parse_uint("--seed", value, UINT64_MAX, &cli->seed, err);
+    case OPT_SHARD: return parse_shard(value, cli, err);
+    case OPT_REPEAT:
+        if ((st = parse_uint("--repeat", value, 1000000, &v, err)) == Q4_OK && v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--repeat expects at least 1, got 0");
+        cli->repeat = (int)v;
+        break;
+    case OPT_REPS:
+        if ((st = parse_uint("--reps", value, 1000000, &v, err)) == Q4_OK && v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--reps expects at least 1, got 0");
+        cli->perf_reps = (int)v;
+        break;
+    case OPT_WARMUP:
+        st = parse_uint("--warmup", value, 1000000, &v, err);
+        cli->perf_warmup = (int)v;
+        break;
+    case OPT_WARMUP_MS:
+        st = parse_uint("--warmup-ms", value, 3600000, &v, err);
+        cli->perf_warmup_ms = (int)v;
+        break;
+    case OPT_TIMEOUT:
+        if ((st = parse_uint("--timeout", value, 86400, &v, err)) == Q4_OK && v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--timeout expects at least 1 second, got 0");
+        cli->timeout_s = (double)v;
+        break;
+    case OPT_VALIDATION: cli->validation = 1; break;
+    case OPT_STRICT: cli->strict = 1; break;
+    case OPT_JUNIT: cli->junit = value; break;
+    case OPT_JSON: cli->json = value; break;
+    case OPT_DUMP: cli->dump_dir = value; break;
+    case OPT_DUMP_WHICH:
+        if (strcmp(value, "all") && strcmp(value, "failing"))
+            st = q4_fail(err, Q4_ERR_ARG, "--dump expects all or failing, got '%s'", SHOWN(value));
+        cli->dump_all = !strcmp(value, "all");
+        break;
+    case OPT_RERUN: cli->rerun = 1; break;
+    case OPT_BASELINE: cli->baseline = value; break;
+    case OPT_FAULT: return parse_fault(value, &cli->faults, err);
+    case OPT_HELP: cli->help = 1; break;
+    case OPT_VERSION: cli->version = 1; break;
+    }
+    return st;
+}
+
+/* --junit and --json given one file: the second report would overwrite the first. */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return !strcmp(a, b) || (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+                             sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode));
+}
+
+q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err)
+{
     static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
                                             "replay" };
+    char shown[Q4_ECHO_MAX];
     q4_status st = Q4_OK;
-    uint64_t v;
+    int only_operands = 0;
 
     *cli = (q4h_cli){ .shard_n = 1, .repeat = 1, .timeout_s = 60, .perf_reps = 20,
                       .perf_warmup = 3, .perf_warmup_ms = 500 };
-    opterr = 0;
-    optind = 1;
-    int c;
-    for (;;) {
-        /* Options and the command may come in any order: take a non-option as the command. */
-        while (st == Q4_OK && optind < argc && argv[optind][0] != '-') {
-            st = positional(cli, argv[optind++], err);
+    /* Options and the command may come in any order; "--" ends the options. */
+    for (int i = 1; i < argc && st == Q4_OK; i++) {
+        const char *a = argv[i];
+        if (only_operands || a[0] != '-' || !a[1]) {
+            st = positional(cli, a, err);
+        } else if (!strcmp(a, "--")) {
+            only_operands = 1;
+        } else if (a[1] != '-') {
+            st = q4_fail(err, Q4_ERR_ARG, "unknown option '%s'; options are long, as in "
+                         "--filter", SHOWN(a));
+        } else {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const option_def *o = find_option(a, name, len, err);
+            if (!o)
+                return Q4_ERR_ARG;
+            if (!o->has_value && eq)
+                return q4_fail(err, Q4_ERR_ARG, "option --%s takes no value, got '%s'", o->name,
+                               SHOWN(a));
+            if (o->has_value && !eq && i + 1 >= argc)
+                return q4_fail(err, Q4_ERR_ARG, "option --%s needs a value", o->name);
+            st = apply(cli, o, !o->has_value ? NULL : eq ? eq + 1 : argv[++i], err);
         }
-        if (st != Q4_OK || (c = getopt_long(argc, argv, "+:", opts, NULL)) == -1)
-            break;
-        switch (c) {
-        case OPT_FILTER: st = push(cli->filters, &cli->n_filters, "--filter", optarg, err); break;
-        case OPT_EXCLUDE: st = push(cli->excludes, &cli->n_excludes, "--exclude", optarg, err); break;
-        case OPT_CASELIST: st = push(cli->caselists, &cli->n_caselists, "--caselist", optarg, err); break;
-        case OPT_KERNEL: st = push(cli->kernel_args, &cli->n_kernels, "--kernel", optarg, err); break;
-        case OPT_DEVICE: cli->device = optarg; break;
-        case OPT_SEED:
-            st = parse_uint("--seed", optarg, UINT64_MAX, &cli->seed, err);
-            break;
-        case OPT_SHARD: {
-            unsigned i, n;
-            char tail;
-            if (sscanf(optarg, "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n ||
-                n > 1000000)
-                st = q4_fail(err, Q4_ERR_ARG, "--shard expects I/N with 1 <= I <= N, got '%s'",
-                             optarg);
-            cli->shard_i = (int)i - 1;
-            cli->shard_n = (int)n;
-            break;
-        }
-        case OPT_REPEAT:
-            if ((st = parse_uint("--repeat", optarg, 1000000, &v, err)) == Q4_OK && v == 0)
-                st = q4_fail(err, Q4_ERR_ARG, "--repeat expects at least 1, got 0");
-            cli->repeat = (int)v;
-            break;
-        case OPT_REPS:
-            if ((st = parse_uint("--reps", optarg, 1000000, &v, err)) == Q4_OK && v == 0)
-                st = q4_fail(err, Q4_ERR_ARG, "--reps expects at least 1, got 0");
-            cli->perf_reps = (int)v;
-            break;
-        case OPT_WARMUP:
-            st = parse_uint("--warmup", optarg, 1000000, &v, err);
-            cli->perf_warmup = (int)v;
-            break;
-        case OPT_WARMUP_MS:
-            st = parse_uint("--warmup-ms", optarg, 3600000, &v, err);
-            cli->perf_warmup_ms = (int)v;
-            break;
-        case OPT_TIMEOUT:
-            if ((st = parse_uint("--timeout", optarg, 86400, &v, err)) == Q4_OK && v == 0)
-                st = q4_fail(err, Q4_ERR_ARG, "--timeout expects at least 1 second, got 0");
-            cli->timeout_s = (double)v;
-            break;
-        case OPT_VALIDATION: cli->validation = 1; break;
-        case OPT_STRICT: cli->strict = 1; break;
-        case OPT_JUNIT: cli->junit = optarg; break;
-        case OPT_JSON: cli->json = optarg; break;
-        case OPT_DUMP: cli->dump_dir = optarg; break;
-        case OPT_DUMP_WHICH:
-            if (strcmp(optarg, "all") && strcmp(optarg, "failing"))
-                st = q4_fail(err, Q4_ERR_ARG, "--dump expects all or failing, got '%s'", optarg);
-            cli->dump_all = !strcmp(optarg, "all");
-            break;
-        case OPT_RERUN: cli->rerun = 1; break;
-        case OPT_BASELINE: cli->baseline = optarg; break;
-        case OPT_FAULT: st = parse_fault(optarg, &cli->faults, err); break;
-        case OPT_HELP: fputs(usage, stdout); exit(0);
-        case OPT_VERSION: printf("q4cts %s\n", Q4CTS_VERSION); exit(0);
-        case ':':
-            st = q4_fail(err, Q4_ERR_ARG, "option %s needs a value", argv[optind - 1]);
-            break;
-        default:
-            st = q4_fail(err, Q4_ERR_ARG, "unknown option '%s'", argv[optind - 1]);
-            break;
-        }
-        if (st != Q4_OK)
-            break;
     }
     if (st != Q4_OK)
         return st;
-    for (; optind < argc && st == Q4_OK; optind++)
-        st = positional(cli, argv[optind], err);
-    if (st != Q4_OK)
-        return st;
+    if (!cli->command && (cli->help || cli->version))
+        return Q4_OK;
     if (!cli->command)
         return q4_fail(err, Q4_ERR_ARG,
                        "no command given (devices, list, kernels, run, perf, replay)");
+    size_t c = 0;
+    while (c < sizeof commands / sizeof commands[0] && strcmp(cli->command, commands[c]))
+        c++;
+    if (c == sizeof commands / sizeof commands[0])
+        return q4_fail(err, Q4_ERR_ARG,
+                       "unknown command '%s' (devices, list, kernels, run, perf, replay)",
+                       SHOWN(cli->command));
+    if (cli->help || cli->version)
+        return Q4_OK;
     if (cli->dump_all && !cli->dump_dir)
         return q4_fail(err, Q4_ERR_ARG, "--dump all needs --dump-dir DIR to say where");
     if (!strcmp(cli->command, "replay") && !cli->operand)
         return q4_fail(err, Q4_ERR_ARG, "replay needs the folder of one dumped case");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(cli->command, commands[i]))
-            return Q4_OK;
-    return q4_fail(err, Q4_ERR_ARG,
-                   "unknown command '%s' (devices, list, kernels, run, perf, replay)",
-                   cli->command);
+    if (cli->junit && cli->json && same_file(cli->junit, cli->json))
+        return q4_fail(err, Q4_ERR_ARG, "--junit and --json name the same file %s; give each "
+                       "report a file of its own", SHOWN(cli->json));
+    return Q4_OK;
 }

@@ -8,6 +8,7 @@
 #include "runner.h"
 
 #define Q4H_MAX_LIST 64
+#define Q4H_MAX_SHARDS 1000000
 
 typedef struct q4h_cli {
     const char *command;            /* devices, list, kernels, run, perf, replay */
@@ -31,10 +32,16 @@ typedef struct q4h_cli {
     size_t n_kernels;
     q4vk_faults faults;
     int perf_reps, perf_warmup, perf_warmup_ms;
+    int help, version;              /* --help, --version: the caller prints */
 } q4h_cli;
 
-/* Parses argv into *cli; on a usage error fills err and returns Q4_ERR_ARG.
- * --help and --version print and exit 0 from here. */
-q4_status q4h_cli_parse(int argc, char **argv, q4h_cli *cli, q4_error *err);
+/* Parses argv[1..argc) into *cli; on a usage error fills err and returns Q4_ERR_ARG.
+ * A pure function: it prints nothing, exits never and keeps no state between calls
+ * (no getopt), so tests and fuzzers can call it freely. --help and --version set
+ * cli->help / cli->version (and Q4_OK, with or without a command; an unknown command
+ * is still an error) for the caller to print. Pointers in *cli point into argv. */
+q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err);
+/* The --help text. */
+const char *q4h_cli_usage(void);
 
 #endif

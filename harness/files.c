@@ -1,31 +1,66 @@
-/* files.c: q4h_read_file (files.h). */
+/* files.c: q4h_read_file (files.h). The size comes from reading, not from seeking:
+ * fopen and fseek/ftell "work" on a folder (ftell said 2^63 - 1, and malloc was asked
+ * for that), and a FIFO or /dev/stdin has no size at all. */
 #include "files.h"
 
 #include <errno.h>
-#include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 char *q4h_read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
     char *buf = NULL;
-    long len;
-    if (!f)
+    size_t len = 0, cap = 0;
+    int e = 0;
+    if (fd < 0)
         return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = malloc((size_t)len + 1))) {
-        if (fread(buf, 1, (size_t)len, f) == (size_t)len) {
-            buf[len] = '\0';
-            if (size)
-                *size = (size_t)len;
-        } else {
-            free(buf);
-            buf = NULL;
-            errno = EIO;
+    if (fstat(fd, &st) != 0)
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > Q4H_FILE_MAX)
+        e = EFBIG;
+    else
+        cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 2 : 65536;   /* +2: the NUL and a read that finds EOF */
+    while (!e) {
+        if (len + 1 >= cap) {   /* a growing file or a stream: room for more */
+            size_t ncap = cap * 2;
+            char *p = cap > Q4H_FILE_MAX ? NULL : realloc(buf, ncap);
+            if (!p) {
+                e = cap > Q4H_FILE_MAX ? EFBIG : ENOMEM;
+                break;
+            }
+            buf = p;
+            cap = ncap;
+        } else if (!buf && !(buf = malloc(cap))) {
+            e = ENOMEM;
+            break;
         }
+        ssize_t k = read(fd, buf + len, cap - len - 1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            e = errno;
+        if (k <= 0)
+            break;
+        len += (size_t)k;
     }
-    int saved = errno;
-    fclose(f);
-    errno = saved;
+    close(fd);
+    if (e) {
+        free(buf);
+        errno = e;
+        return NULL;
+    }
+    if (!buf && !(buf = malloc(1))) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    buf[len] = '\0';
+    if (size)
+        *size = len;
     return buf;
 }

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "op.h"
@@ -99,27 +101,36 @@ static void prop(run_state *s, const char *key, const char *fmt, const char *val
     s->n_props++;
 }
 
-static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *err)
+/* The run-wide properties of the reports; info NULL when no device was opened (a
+ * shard that holds no case). */
+static void add_props(run_state *s, const q4vk_device_info *info)
 {
-    run_state *s = user;
     char api[32], seed[32], line[300];
-    q4_status st = Q4_OK;
-    api_string(info->api_version, api, sizeof api);
-    printf("device: %s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
-           info->driver_name, info->driver_info, api);
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cli->seed);
     prop(s, "q4cts.version", "%s", Q4CTS_VERSION);
-    prop(s, "device", "%s", info->name);
-    prop(s, "device.type", "%s", info->type);
-    prop(s, "device.uuid", "%s", info->uuid);
-    prop(s, "driver", "%s", info->driver_name);
-    prop(s, "driver.version", "%s", info->driver_version_str);
-    prop(s, "driver.info", "%s", info->driver_info);
-    prop(s, "vulkan.api", "%s", api);
+    if (info) {
+        api_string(info->api_version, api, sizeof api);
+        prop(s, "device", "%s", info->name);
+        prop(s, "device.type", "%s", info->type);
+        prop(s, "device.uuid", "%s", info->uuid);
+        prop(s, "driver", "%s", info->driver_name);
+        prop(s, "driver.version", "%s", info->driver_version_str);
+        prop(s, "driver.info", "%s", info->driver_info);
+        prop(s, "vulkan.api", "%s", api);
+        snprintf(line, sizeof line, "%u", info->subgroup_size);
+        prop(s, "device.subgroup_size", "%s", line);
+    }
     prop(s, "seed", "%s", seed);
     prop(s, "validation", "%s", s->cli->validation ? "on" : "off");
-    snprintf(line, sizeof line, "%u", info->subgroup_size);
-    prop(s, "device.subgroup_size", "%s", line);
+    if (s->cli->shard_n > 1) {
+        snprintf(line, sizeof line, "%d/%d", s->cli->shard_i + 1, s->cli->shard_n);
+        prop(s, "shard", "%s", line);
+    }
+}
+
+static q4_status open_reports(run_state *s, q4_error *err)
+{
+    q4_status st = Q4_OK;
     if (s->cli->junit) {
         st = q4_junit_open(s->cli->junit, "q4cts", s->props, s->n_props, &s->junit, err);
         q4_junit_set_strict(s->junit, s->cli->strict);
@@ -131,6 +142,58 @@ static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *e
         q4_json_set_planned(s->json, s->planned);
     }
     return st;
+}
+
+static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *err)
+{
+    run_state *s = user;
+    char api[32];
+    api_string(info->api_version, api, sizeof api);
+    printf("device: %s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
+           info->driver_name, info->driver_info, api);
+    add_props(s, info);
+    return open_reports(s, err);
+}
+
+/* --dump-dir is checked before the run: a folder that cannot be made or written is
+ * a usage error now, not a note in each failing case. It is not made here (a run with
+ * no failure leaves no folder): its parent must be a folder we can write in, since
+ * the dumps make one level. */
+static q4_status check_dump_dir(const char *dir, q4_error *err)
+{
+    char shown[Q4_ECHO_MAX];
+    struct stat st;
+    q4_echo(dir, shown, sizeof shown);
+    if (stat(dir, &st) != 0) {
+        int e = errno;
+        char *parent = e == ENOENT ? strdup(dir) : NULL;
+        if (parent) {
+            char *slash = strrchr(parent, '/');
+            while (slash && slash > parent && slash[1] == '\0') {   /* "out/" is "out" */
+                *slash = '\0';
+                slash = strrchr(parent, '/');
+            }
+            const char *up = !slash ? "." : slash == parent ? "/" : (*slash = '\0', parent);
+            if (stat(up, &st) != 0)
+                e = errno;
+            else if (!S_ISDIR(st.st_mode))
+                e = ENOTDIR;
+            else if (access(up, W_OK | X_OK) != 0)
+                e = errno;
+            else
+                e = 0;
+            free(parent);
+        }
+        if (e)
+            return q4_fail(err, Q4_ERR_ARG, "cannot create --dump-dir %s: %s", shown, strerror(e));
+        return Q4_OK;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return q4_fail(err, Q4_ERR_ARG, "--dump-dir %s is not a directory", shown);
+    if (access(dir, W_OK | X_OK) != 0)
+        return q4_fail(err, Q4_ERR_ARG, "cannot write in --dump-dir %s: %s", shown,
+                       strerror(errno));
+    return Q4_OK;
 }
 
 static void on_begin(void *user, const q4_case *c)
@@ -178,7 +241,9 @@ static int cmd_run(const q4h_cli *cli)
 
     if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
         return fail_usage(&err);
-    if (q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK) {
+    if (q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK ||
+        (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
+        q4h_overrides_free(overrides, cli->n_kernels);
         free(cases);
         return fail_usage(&err);
     }
@@ -195,7 +260,17 @@ static int cmd_run(const q4h_cli *cli)
     s.planned = n;
     s.console = q4_console_new(stdout, n, cli->strict);
     q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result };
-    q4_status st = q4h_run_cases(&opt, cases, n, &sink, &err);
+    q4_status st;
+    if (n == 0) {
+        /* A shard beyond the selection's size: a CI matrix wider than the list. It
+         * runs nothing and passes, with (empty, complete) reports all the same. */
+        printf("shard %d/%d holds none of the selected cases: nothing to run\n",
+               cli->shard_i + 1, cli->shard_n);
+        add_props(&s, NULL);
+        st = open_reports(&s, &err);
+    } else {
+        st = q4h_run_cases(&opt, cases, n, &sink, &err);
+    }
     if (st != Q4_OK)
         fail_usage(&err);
     /* The reports are closed before the summary, so that a report that could not be
@@ -247,7 +322,13 @@ int main(int argc, char **argv)
     q4_error err = { 0 };
     if (q4h_cli_parse(argc, argv, &cli, &err) != Q4_OK)
         return fail_usage(&err);
-    int rc = run_command(&cli);
+    int rc;
+    if (cli.help)
+        rc = fputs(q4h_cli_usage(), stdout) < 0;
+    else if (cli.version)
+        rc = printf("q4cts %s\n", Q4CTS_VERSION) < 0;
+    else
+        rc = run_command(&cli);
     /* Output that never arrived (a full disk, a closed pipe) must not exit 0. */
     int flushed = fflush(stdout) == 0, e = errno;
     if (!flushed || ferror(stdout)) {

@@ -38,21 +38,23 @@ static q4_status resolve(const char *name, const char **kernel, q4_error *err)
 static q4_status read_spirv(const char *path, uint32_t **words, size_t *n, q4_error *err)
 {
     size_t size;
+    char shown[Q4_ECHO_MAX];   /* a long path shortened, so the reason stays in the message */
+    q4_echo(path, shown, sizeof shown);
     char *data = q4h_read_file(path, &size);
     if (!data)
         return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
-                       "--kernel: cannot read %s: %s", path, strerror(errno));
+                       "--kernel: cannot read %s: %s", shown, strerror(errno));
     if (size < 20 || size % 4 != 0) {
         free(data);
         return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (%zu bytes; expected "
-                       "a multiple of 4 of at least 20)", path, size);
+                       "a multiple of 4 of at least 20)", shown, size);
     }
     *words = (uint32_t *)data;   /* malloc'd, so aligned for uint32_t */
     if ((*words)[0] != SPIRV_MAGIC) {
         free(*words);
         *words = NULL;
         return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (no magic number "
-                       "0x07230203)", path);
+                       "0x07230203)", shown);
     }
     *n = size / 4;
     return Q4_OK;

@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "child.h"
-#include "files.h"
 #include "op.h"
+#include "perf_baseline.h"
 #include "q4report.h"
 #include "runner.h"
 #include "select.h"
@@ -80,20 +80,6 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
     return st;
 }
 
-/* The median of `name` in a saved --json of perf mode (one result per line), or < 0. */
-static double baseline_ms(const char *text, const char *name)
-{
-    char key[Q4_CASE_NAME_MAX + 16];
-    snprintf(key, sizeof key, "\"name\": \"%s\"", name);
-    const char *p = strstr(text, key), *m;
-    if (!p || !(m = strstr(p, "\"median_ms\": ")))
-        return -1;
-    const char *eol = strchr(p, '\n');
-    if (eol && m > eol)
-        return -1;
-    return atof(m + 13);
-}
-
 /* One child's task: the ceilings (c == NULL) or one case; and what it sends back. */
 typedef struct perf_task {
     const q4h_cli *cli;
@@ -149,19 +135,28 @@ int q4h_perf(const q4h_cli *cli)
     q4_case *cases = NULL;
     size_t n = 0;
     q4_error err = { 0 };
-    char *baseline = NULL;
+    q4h_baseline *baseline = NULL;
     int rc = 0, regressions = 0;
 
     if (sel.n_caselists == 0 && sel.n_filters == 0)
         sel.caselists[sel.n_caselists++] = Q4CTS_CASES_DIR "/perf.txt";
-    if (cli->baseline && !(baseline = q4h_read_file(cli->baseline, NULL))) {
-        fprintf(stderr, "q4cts: cannot read the baseline %s\n", cli->baseline);
+    if (cli->baseline && q4h_baseline_load(cli->baseline, &baseline, &err) != Q4_OK) {
+        fprintf(stderr, "q4cts: %s\n", err.msg);
         return 2;
     }
     perf_task task = { .cli = cli };
     perf_reply *reply = calloc(1, sizeof *reply);
     q4_status st = reply ? q4h_select(&sel, &cases, &n, &err)
                          : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
+    size_t compared = 0;
+    for (size_t i = 0; st == Q4_OK && baseline && i < n; i++)
+        compared += q4h_baseline_ms(baseline, cases[i].name) > 0;
+    if (st == Q4_OK && baseline && compared == 0) {
+        char shown[Q4_ECHO_MAX];
+        st = q4_fail(&err, Q4_ERR_ARG, "the baseline %s times none of the %zu selected cases; "
+                     "expected a perf run of the same cases", q4_echo(cli->baseline, shown,
+                                                                      sizeof shown), n);
+    }
     if (st == Q4_OK) {
         run_task(&task, reply);   /* the ceilings */
         st = reply->st;
@@ -171,7 +166,7 @@ int q4h_perf(const q4h_cli *cli)
         fprintf(stderr, "q4cts: %s\n", err.msg);
         free(reply);
         free(cases);
-        free(baseline);
+        q4h_baseline_free(baseline);
         return 2;
     }
     const q4vk_ceilings ceil = task.ceil = reply->ceil;
@@ -205,7 +200,7 @@ int q4h_perf(const q4h_cli *cli)
             printf("%-58s %10.4f %10.1f %9.1f %9.3f %7.1f %s", r.name, r.median_ms,
                    100.0 * (r.p90_ms - r.p10_ms) / r.median_ms, r.gbs, r.tflops, r.pct,
                    r.bound_by);
-            double base = baseline ? baseline_ms(baseline, r.name) : -1;
+            double base = q4h_baseline_ms(baseline, r.name);
             if (base > 0 && r.median_ms > 1.10 * base) {
                 printf("  REGRESSION: %.4f ms vs baseline %.4f ms (+%.0f%%)", r.median_ms, base,
                        100.0 * (r.median_ms / base - 1));
@@ -228,6 +223,6 @@ int q4h_perf(const q4h_cli *cli)
     }
     free(reply);
     free(cases);
-    free(baseline);
+    q4h_baseline_free(baseline);
     return rc;
 }

@@ -16,7 +16,46 @@ if [ "$mode" = usage ]; then
   expect 2 "unknown command 'frobnicate'" -- "$q4cts" frobnicate
   expect 2 "unknown option '--bogus'" -- "$q4cts" run --bogus
   expect 2 'option --filter needs a value' -- "$q4cts" run --filter
-  expect 2 "--shard expects I/N with 1 <= I <= N, got '0/2'" -- "$q4cts" list --shard 0/2
+  expect 2 "--shard expects I/N with 1 <= I <= N <= 1000000, got '0/2'" -- "$q4cts" list --shard 0/2
+  # --shard never wraps around; a shard past the end of the list runs nothing and passes.
+  expect 2 "--shard expects I/N with 1 <= I <= N <= 1000000, got '1/4294967297'" -- "$q4cts" list --shard 1/4294967297
+  expect 2 "--shard expects .* got '4294967297/3'" -- "$q4cts" list --shard 4294967297/3
+  expect 2 "--shard expects .* got ' 1/2'" -- "$q4cts" list --shard ' 1/2'
+  checks=$((checks + 1))
+  "$q4cts" list --shard 200/200 >out.txt 2>&1 || fail "an empty shard is an error: $(cat out.txt)"
+  [ -s out.txt ] && fail "an empty shard lists cases"
+  expect 0 'result: PASS, 0 of 0 cases not ok' -- "$q4cts" run --shard 1000000/1000000 --json empty-shard.json
+  checks=$((checks + 1))
+  grep -q '"planned": 0, "complete": true' empty-shard.json || fail "an empty shard's report is not complete with 0 planned"
+  # Option errors name what the user typed.
+  expect 2 "unknown option '-xyz'; options are long" -- "$q4cts" run -xyz
+  expect 2 "option --strict takes no value, got '--strict=1'" -- "$q4cts" run --strict=1
+  expect 2 "option '--s' is ambiguous: it could be --seed, --shard, --strict" -- "$q4cts" list --s 1
+  expect 2 "unknown command 'frobnicate'" -- "$q4cts" frobnicate --help
+  expect 0 'Usage: q4cts COMMAND' -- "$q4cts" run --help
+  expect 0 '--inject-fault KIND@N' -- "$q4cts" --help
+  expect 2 "--inject-fault expects KIND@N .* 1 <= N <= 2147483647, got 'alloc@99999999999'" -- "$q4cts" run --inject-fault alloc@99999999999
+  expect 0 'q4cts.adamw_step' -- "$q4cts" list --filter=q4cts.adamw_step.* --shard=1/1
+  # Reports: one file each, and a name that is a name.
+  expect 2 '--junit and --json name the same file x.xml' -- "$q4cts" run --junit x.xml --json x.xml
+  expect 2 '--junit expects a file name, got an empty string' -- "$q4cts" run --junit ''
+  # --dump-dir is made and checked before the run.
+  : >afile
+  expect 2 '--dump-dir afile is not a directory' -- "$q4cts" run --filter 'q4cts.adamw_step.*' --dump-dir afile
+  expect 2 'cannot create --dump-dir afile/sub: Not a directory' -- "$q4cts" run --filter 'q4cts.adamw_step.*' --dump-dir afile/sub
+  # Case lists: a leading byte-order mark is fine; a NUL, a mid-file mark or binary bytes
+  # are named by file:line, escaped, never written raw to the terminal.
+  printf '\xEF\xBB\xBFq4cts.adamw_step.*\n' >bom.txt
+  expect 0 'q4cts.adamw_step' -- "$q4cts" list --caselist bom.txt
+  printf 'q4cts.fused_ce.*\n\xEF\xBB\xBFq4cts.adamw_step.*\n' >bom2.txt
+  expect 2 'bom2.txt:2: .\\uFEFFq4cts.adamw_step.\*. has the byte 0xEF at column 1' -- "$q4cts" list --caselist bom2.txt
+  printf 'q4cts.adamw_step.*\0q4cts.fused_ce.*\n' >nul.txt
+  expect 2 'nul.txt:1: the line holds a NUL byte at column 19' -- "$q4cts" list --caselist nul.txt
+  printf 'q4cts.\x1b[31mred\x07\n' >esc.txt
+  expect 2 "esc.txt:1: 'q4cts.\\\\x1B\\[31mred\\\\x07' has the byte 0x1B at column 7" -- "$q4cts" list --caselist esc.txt
+  checks=$((checks + 1))
+  grep -q $'\x1b' out.txt && fail "a case list's escape byte reached the terminal raw"
+  expect 2 "--filter 'q4cts.\\\\x1B.*' has the byte 0x1B" -- "$q4cts" list --filter $'q4cts.\x1b*'
   expect 2 "--seed expects a whole number" -- "$q4cts" list --seed -3
   expect 2 "--repeat expects at least 1" -- "$q4cts" run --repeat 0
   expect 2 "unknown op 'nosuchop'" -- "$q4cts" list --filter q4cts.nosuchop.basic.m1
@@ -33,6 +72,27 @@ if [ "$mode" = usage ]; then
   expect 2 'cannot read missing.spv' -- "$q4cts" run --kernel adamw_step=missing.spv
   expect 2 'inject-fault expects' -- "$q4cts" run --inject-fault boom@1
   expect 0 'q4cts.linear_q4gsw_backward.odd_n4_partial_m.m5_n12_k16_g16' -- "$q4cts" list --caselist "$src/cases/smoke.txt"
+  # A folder where a file is expected: "Is a directory", exit 2, for every file option.
+  mkdir adir
+  expect 2 'cannot read .*adir: Is a directory' -- "$q4cts" run --filter q4cts.dequantize.odd_n4.n12_k32_g32 --kernel dequantize=adir
+  expect 2 "cannot read case list 'adir': Is a directory" -- "$q4cts" list --caselist adir
+  expect 2 'cannot read the baseline adir: Is a directory' -- "$q4cts" perf --baseline adir
+  # perf --baseline takes only a perf report it can compare with, checked before any run.
+  : >empty.json
+  expect 2 'the baseline empty.json is empty; expected the --json of a .q4cts perf. run' -- "$q4cts" perf --baseline empty.json
+  printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR' >random.json
+  expect 2 'the baseline random.json is not JSON' -- "$q4cts" perf --baseline random.json
+  printf '{"q4cts": {"format": 1, "results": []}}\n' >run.json
+  expect 2 "the baseline run.json is a 'q4cts run' report" -- "$q4cts" perf --baseline run.json
+  printf '{"q4cts_perf": {"format": 1, "results": [{"name": "q4cts.adamw_step.wd_on.n1"}]}}\n' >nomedian.json
+  expect 2 'result 1 has no "median_ms" number' -- "$q4cts" perf --baseline nomedian.json
+  printf '{"q4cts_perf": {"format": 1, "results": [{"name": "q4cts.nosuch.x.y", "median_ms": 1.5}]}}\n' >other.json
+  expect 2 'times none of the 1 selected cases' -- "$q4cts" perf --baseline other.json --filter q4cts.dequantize.odd_n4.n12_k32_g32
+  # A long argument is shortened in the message, so the reason stays in it.
+  long=$(printf 'long%.0s' $(seq 1 800))
+  expect 2 "cannot open case list 'longlong.*\.\.\..*longlong/c\.txt': File name too long" -- "$q4cts" list --caselist "$long/c.txt"
+  expect 2 'cannot read the baseline longlong.*: File name too long' -- "$q4cts" perf --baseline "$long"
+  expect 2 'cannot read longlong.*: File name too long' -- "$q4cts" run --kernel "adamw_step=$long"
   # Output that cannot be written is an error, not a silent exit 0.
   expect 2 'cannot write to standard output: No space left on device' -- bash -c "'$q4cts' list >/dev/full"
   # Shards are disjoint and their union is the whole list.
