@@ -134,6 +134,7 @@ q4_status q4h_case_json_write(const char *path, const q4h_dump_meta *m, q4_error
     add_str(root, "name", m->name, sizeof m->name);
     add_str(root, "op", m->op, sizeof m->op);
     add_str(root, "family", m->family, sizeof m->family);
+    add_str(root, "values", m->values, sizeof m->values);
     add(root, "seed", json_object_new_uint64(m->seed));
     json_object *params = json_object_new_object();
     for (int i = 0; i < m->n_params; i++) {
@@ -421,6 +422,7 @@ static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
     get_str(p, root, "", "name", m->name, sizeof m->name, false);
     get_str(p, root, "", "op", m->op, sizeof m->op, false);
     get_str(p, root, "", "family", m->family, sizeof m->family, true);
+    get_str(p, root, "", "values", m->values, sizeof m->values, true);
     json_object *seed = member(p, root, "", "seed", json_type_int, false,
                                "an integer from 0 to 2^64-1");
     if (seed) {

@@ -59,6 +59,7 @@ typedef struct q4h_dump_output {
 typedef struct q4h_dump_meta {
     int format;
     char name[128], op[40], family[40];
+    char values[24];                   /* the name's value class; "" the op's default */
     uint64_t seed;
     q4h_dump_param params[Q4H_DUMP_MAX_PARAMS];
     int n_params;

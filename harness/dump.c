@@ -1,7 +1,9 @@
 /* dump.c: --dump-dir: one folder per case with case.json and its arrays as .npy.
  *
  * Arrays keep the shape SPEC gives them (a one-row matrix stays 2-D, a vector is
- * 1-D, the loss a scalar), so np.load gives what the contract describes. */
+ * 1-D, the loss a scalar), so np.load gives what the contract describes. Which
+ * parameters an op has is its descriptor's (harness/ops/<op>.c): nothing here
+ * names an op. */
 #include "dump.h"
 
 #include <errno.h>
@@ -15,69 +17,30 @@
 #include "judge.h"
 #include "npy.h"
 
-/* The op parameters, and the ops that have each: the shape from the case, the
- * scalar inputs from the generator. */
-typedef struct param_def {
-    const char *key;
-    char from;       /* 'c' int64 field of q4_case, 'f' float field of q4_inputs */
-    size_t offset;
-    const char *ops; /* space-separated */
-} param_def;
-
-#define LINEAR "linear_q4gsw linear_q4gsw_backward linear_dW"
-#define WEIGHT "linear_q4gsw linear_q4gsw_backward dequantize q4gsw_requant"
-static const param_def params[] = {
-    { "m", 'c', offsetof(q4_case, m), LINEAR },
-    { "n", 'c', offsetof(q4_case, n), LINEAR " dequantize q4gsw_requant" },
-    { "k", 'c', offsetof(q4_case, k), LINEAR " dequantize q4gsw_requant" },
-    { "gs", 'c', offsetof(q4_case, gs), WEIGHT },
-    { "r", 'c', offsetof(q4_case, r), "fused_ce" },
-    { "v", 'c', offsetof(q4_case, v), "fused_ce" },
-    { "n_valid", 'f', offsetof(q4_inputs, n_valid), "fused_ce" },
-    { "numel", 'c', offsetof(q4_case, numel), "adamw_step" },
-    { "step", 'c', offsetof(q4_case, step), "adamw_step" },
-    { "lr", 'f', offsetof(q4_inputs, lr), "adamw_step" },
-    { "beta1", 'f', offsetof(q4_inputs, beta1), "adamw_step" },
-    { "beta2", 'f', offsetof(q4_inputs, beta2), "adamw_step" },
-    { "eps", 'f', offsetof(q4_inputs, eps), "adamw_step" },
-    { "wd", 'f', offsetof(q4_inputs, wd), "adamw_step" },
-    { "bc1", 'f', offsetof(q4_inputs, bc1), "adamw_step" },
-    { "bc2", 'f', offsetof(q4_inputs, bc2), "adamw_step" },
-};
-
-static bool has_param(const param_def *p, const char *op)
-{
-    size_t n = strlen(op);
-    for (const char *s = p->ops; (s = strstr(s, op)) != NULL; s += n)
-        if ((s == p->ops || s[-1] == ' ') && (s[n] == ' ' || s[n] == '\0'))
-            return true;
-    return false;
-}
-
 void q4h_dump_params(const q4_case *c, const q4_inputs *in, q4h_dump_meta *m)
 {
+    const q4h_op *op = q4h_op_find(c->op);
     m->n_params = 0;
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
-        const param_def *p = &params[i];
-        if (!has_param(p, c->op) || m->n_params == Q4H_DUMP_MAX_PARAMS)
-            continue;
+    for (const q4h_param *p = op ? op->params : NULL; p && p->key; p++) {
+        if (m->n_params == Q4H_DUMP_MAX_PARAMS)
+            break;
+        const char *at = (p->from == 'f' ? (const char *)in : (const char *)c) + p->offset;
         q4h_dump_param *d = &m->params[m->n_params++];
         snprintf(d->key, sizeof d->key, "%s", p->key);
-        d->integer = p->from == 'c';
-        d->value = p->from == 'c' ? (double)*(const int64_t *)((const char *)c + p->offset)
-                                  : (double)*(const float *)((const char *)in + p->offset);
+        d->integer = p->from != 'f';
+        d->value = p->from == 'c'   ? (double)*(const int64_t *)at
+                   : p->from == 'i' ? (double)*(const int *)at
+                                    : (double)*(const float *)at;
     }
-    if (!strcmp(c->op, "linear_q4gsw") && m->n_params < Q4H_DUMP_MAX_PARAMS)
-        m->params[m->n_params++] = (q4h_dump_param){ "bias", c->bias, true };
 }
 
 q4_status q4h_dump_params_apply(const q4h_dump_meta *m, const q4_case *c, q4_inputs *in,
                                 q4_error *err)
 {
-    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++) {
-        const param_def *p = &params[i];
-        if (p->from != 'f' || !has_param(p, c->op))
-            continue;
+    const q4h_op *op = q4h_op_find(c->op);
+    for (const q4h_param *p = op ? op->params : NULL; p && p->key; p++) {
+        if (p->from != 'f')
+            continue; /* the shape comes from the case's name */
         const q4h_dump_param *d = q4h_dump_param_find(m, p->key);
         if (!d || isnan(d->value))
             return q4_fail(err, Q4_ERR_ARG, "case.json: params.%s of %s must be a number",
@@ -193,6 +156,7 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
     snprintf(m.name, sizeof m.name, "%s", c->name);
     snprintf(m.op, sizeof m.op, "%s", c->op);
     snprintf(m.family, sizeof m.family, "%s", c->family);
+    snprintf(m.values, sizeof m.values, "%s", c->values);
     q4h_dump_params(c, in, &m);
     if (src->device) {
         const q4vk_device_info *i = src->device;

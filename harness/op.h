@@ -75,6 +75,17 @@ typedef struct q4h_tensor {
 
 #define Q4H_MAX_TENSORS 8
 
+/* One parameter of an op as a dump's case.json records it: a field of the case (the
+ * shape) or a scalar input the generator chose, which replay --rerun sets back. */
+typedef struct q4h_param {
+    const char *key;           /* NULL ends a list */
+    char from;                 /* 'c' int64_t or 'i' int of q4_case, 'f' float of q4_inputs */
+    size_t offset;
+} q4h_param;
+#define Q4H_CASE_PARAM(field) { #field, 'c', offsetof(q4_case, field) }
+#define Q4H_CASE_INT_PARAM(field) { #field, 'i', offsetof(q4_case, field) }
+#define Q4H_INPUT_PARAM(field) { #field, 'f', offsetof(q4_inputs, field) }
+
 typedef struct q4h_op {
     const char *name;
     const char *const *kernels;  /* NULL-terminated: the built-in kernels this op may run */
@@ -97,6 +108,7 @@ typedef struct q4h_op {
     /* Minimal DRAM bytes moved and flops of the case (perf mode). */
     double (*bytes)(const q4_case *c);
     double (*flops)(const q4_case *c);
+    const q4h_param *params;   /* what case.json's params hold for a case of the op */
 } q4h_op;
 
 const q4h_op *q4h_op_find(const char *name);

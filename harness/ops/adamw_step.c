@@ -66,8 +66,15 @@ static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *con
 static double bytes(const q4_case *c) { return 28.0 * (double)c->numel; }
 static double flops(const q4_case *c) { return 16.0 * (double)c->numel; }
 
+/* case.json's params (harness/dump.c). */
+static const q4h_param params[] = {
+    Q4H_CASE_PARAM(numel), Q4H_CASE_PARAM(step), Q4H_INPUT_PARAM(lr), Q4H_INPUT_PARAM(beta1),
+    Q4H_INPUT_PARAM(beta2), Q4H_INPUT_PARAM(eps), Q4H_INPUT_PARAM(wd), Q4H_INPUT_PARAM(bc1),
+    Q4H_INPUT_PARAM(bc2), { NULL, 0, 0 }
+};
+
 const q4h_op q4h_op_adamw_step = {
     .name = "adamw_step", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .read = read_back, .bytes = bytes, .flops = flops,
+    .read = read_back, .bytes = bytes, .flops = flops, .params = params,
 };

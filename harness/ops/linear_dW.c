@@ -54,8 +54,13 @@ static double bytes(const q4_case *c)
 
 static double flops(const q4_case *c) { return 2.0 * (double)c->m * (double)c->n * (double)c->k; }
 
+/* case.json's params (harness/dump.c). */
+static const q4h_param params[] = {
+    Q4H_CASE_PARAM(m), Q4H_CASE_PARAM(n), Q4H_CASE_PARAM(k), { NULL, 0, 0 }
+};
+
 const q4h_op q4h_op_linear_dW = {
     .name = "linear_dW", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .read = read_back, .bytes = bytes, .flops = flops,
+    .read = read_back, .bytes = bytes, .flops = flops, .params = params,
 };
