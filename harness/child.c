@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "stop.h"
 
 static void write_all(int fd, const void *data, size_t size)
 {
@@ -40,6 +41,7 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
         return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
     }
     if (pid == 0) {
+        q4h_stop_child();   /* dies with the parent; Ctrl-C is the parent's to handle */
         close(fds[0]);
         fn(user, out);
         write_all(fds[1], out, size);
@@ -53,7 +55,11 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
     while (got < size) {
         double left = limit_s - (q4h_now_s() - began);
         struct pollfd p = { .fd = fds[0], .events = POLLIN };
-        int ready = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
+        int ready = left > 0 ? q4h_stop_poll(&p, 1, (int)(left * 1000) + 1) : 0;
+        if (q4h_stop_signal()) {
+            kill(pid, SIGKILL);
+            break;
+        }
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready == 0) {
@@ -74,6 +80,8 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
         ;
     if (got == size)
         return Q4_OK;
+    if (q4h_stop_signal())
+        return q4_fail(err, Q4_ERR_IO, "%s", q4h_stop_reason());
     if (timed_out)
         return q4_fail(err, Q4_ERR_TIMEOUT, "the worker ran past the %.0f s watchdog and was "
                        "killed", limit_s);

@@ -15,6 +15,7 @@
 #include "replay.h"
 #include "runner.h"
 #include "select.h"
+#include "stop.h"
 
 #define EXIT_USAGE 2
 
@@ -269,7 +270,19 @@ static int cmd_run(const q4h_cli *cli)
         add_props(&s, NULL);
         st = open_reports(&s, &err);
     } else {
+        q4h_stop_install();
         st = q4h_run_cases(&opt, cases, n, &sink, &err);
+    }
+    const int stopped = q4h_stop_signal();
+    if (stopped && st == Q4_OK) {
+        /* Stopped before the device was open: the reports exist all the same, and say so. */
+        if (!s.n_props)
+            add_props(&s, NULL);
+        if (!s.junit && !s.json)
+            st = open_reports(&s, &err);
+        q4_junit_set_stopped(s.junit, q4h_stop_reason());
+        q4_json_set_stopped(s.json, q4h_stop_reason());
+        q4_console_set_outcome(s.console, "INCOMPLETE", q4h_stop_reason());
     }
     if (st != Q4_OK)
         fail_usage(&err);
@@ -290,6 +303,8 @@ static int cmd_run(const q4h_cli *cli)
                cli->json ? cli->json : "");
     if (s.report_error)
         rc = EXIT_USAGE;
+    if (stopped)
+        rc = 128 + stopped;   /* as a shell reports a command a signal ended: 130, 143 */
     q4_console_free(s.console);
     q4h_overrides_free(overrides, cli->n_kernels);
     free(cases);

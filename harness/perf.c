@@ -22,6 +22,7 @@
 #include "q4report.h"
 #include "runner.h"
 #include "select.h"
+#include "stop.h"
 
 #ifndef Q4CTS_CASES_DIR
 #define Q4CTS_CASES_DIR "cases"
@@ -158,6 +159,7 @@ int q4h_perf(const q4h_cli *cli)
                                                                       sizeof shown), n);
     }
     if (st == Q4_OK) {
+        q4h_stop_install();
         run_task(&task, reply);   /* the ceilings */
         st = reply->st;
         err = reply->err;
@@ -167,7 +169,7 @@ int q4h_perf(const q4h_cli *cli)
         free(reply);
         free(cases);
         q4h_baseline_free(baseline);
-        return 2;
+        return q4h_stop_signal() ? 128 + q4h_stop_signal() : 2;
     }
     const q4vk_ceilings ceil = task.ceil = reply->ceil;
     const q4vk_device_info dev = reply->info;
@@ -186,9 +188,12 @@ int q4h_perf(const q4h_cli *cli)
         rc = 2;
         n = 0;   /* no report, no run: the user asked for one */
     }
-    for (size_t i = 0; i < n; i++) {
+    q4_perf_json_set_planned(json, n);
+    for (size_t i = 0; i < n && !q4h_stop_signal(); i++) {
         task.c = &cases[i];
         run_task(&task, reply);
+        if (q4h_stop_signal())
+            break;   /* the case was cut short: no row for it */
         q4_perf_result r = reply->r;
         snprintf(r.name, sizeof r.name, "%s", cases[i].name);
         snprintf(r.op, sizeof r.op, "%s", cases[i].op);
@@ -213,6 +218,10 @@ int q4h_perf(const q4h_cli *cli)
             rc = 2;
         }
     }
+    if (q4h_stop_signal()) {
+        q4_perf_json_set_stopped(json, q4h_stop_reason());
+        printf("stopped: %s; the cases after it were not timed\n", q4h_stop_reason());
+    }
     if (q4_perf_json_close(json, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         rc = 2;
@@ -224,5 +233,5 @@ int q4h_perf(const q4h_cli *cli)
     free(reply);
     free(cases);
     q4h_baseline_free(baseline);
-    return rc;
+    return q4h_stop_signal() ? 128 + q4h_stop_signal() : rc;
 }

@@ -2,6 +2,7 @@
  * messages over a pipe; the parent reports them, and replaces a worker that dies
  * or stalls (Crash / Timeout for the case it was on). */
 #include "runner.h"
+#include "stop.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -104,6 +105,7 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
         if (pid < 0)
             return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
         if (pid == 0) {
+            q4h_stop_child();   /* dies with the parent; Ctrl-C is the parent's to handle */
             close(fds[0]);
             worker(opt, cases, n, start, fds[1]);
         }
@@ -116,7 +118,14 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
         for (;;) {
             struct pollfd p = { .fd = fds[0], .events = POLLIN };
             double left = current >= 0 ? limit - (q4h_now_s() - began) : limit * 10;
-            int ready = poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+            int ready = q4h_stop_poll(&p, 1, left > 0 ? (int)(left * 1000) + 1 : 0);
+            if (q4h_stop_signal()) {
+                /* SIGINT or SIGTERM: the case in progress gets no verdict; the caller
+                 * finishes the reports as stopped. */
+                kill(pid, SIGKILL);
+                start = n;
+                break;
+            }
             if (ready < 0 && errno == EINTR)
                 continue;
             if (ready == 0 && current >= 0) {

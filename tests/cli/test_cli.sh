@@ -152,6 +152,36 @@ else
   grep -q '<testcase ' killed.xml || fail "killed.xml holds no finished case"
   grep -q '<property name="complete" value="false"/>' killed.xml || fail "killed.xml does not say it is incomplete"
   [ "$(ls | grep -c 'killed\.xml\.')" -eq 0 ] || fail "a temp file of killed.xml was left behind"
+  # SIGINT and SIGTERM: the worker is stopped, the reports are finished and say why,
+  # the summary is printed, and the exit status is 128 + the signal.
+  alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$st" ] && [ "$st" != Z ]; }
+  for sig in INT TERM; do
+    checks=$((checks + 1))
+    rm -f sig.xml sig.json
+    "$q4cts" run --filter 'q4cts.*' --junit sig.xml --json sig.json >sig.out 2>&1 &
+    pid=$!
+    for _ in $(seq 1 600); do grep -q '<testcase ' sig.xml 2>/dev/null && break; sleep 0.1; done
+    worker=$(pgrep -P $pid | head -1)
+    kill -$sig $pid; wait $pid; rc=$?
+    want=$([ $sig = INT ] && echo 130 || echo 143)
+    [ $rc -eq "$want" ] || fail "SIG$sig: exit $rc, expected $want"
+    grep -q "^result: INCOMPLETE (interrupted by SIG$sig)" sig.out || fail "SIG$sig: no INCOMPLETE summary"
+    grep -q "\"complete\": false, \"stopped\": \"interrupted by SIG$sig\"" sig.json || fail "SIG$sig: sig.json does not say it was stopped"
+    grep -q "<property name=\"stopped\" value=\"interrupted by SIG$sig\"/>" sig.xml || fail "SIG$sig: sig.xml does not say it was stopped"
+    xmllint --noout --schema "$src/reports/junit-10.xsd" sig.xml 2>/dev/null || fail "SIG$sig: sig.xml does not validate"
+    [ -n "$worker" ] && alive "$worker" && fail "SIG$sig: the worker $worker outlived the run"
+  done
+  # A parent killed outright takes its worker with it, even mid-case (a case of seconds).
+  checks=$((checks + 1))
+  "$q4cts" run --filter q4cts.linear_q4gsw.custom.m512_n2048_k4096_g32 >/dev/null 2>&1 &
+  pid=$!
+  worker=
+  for _ in $(seq 1 100); do worker=$(pgrep -P $pid | head -1); [ -n "$worker" ] && break; sleep 0.1; done
+  sleep 1
+  kill -9 $pid; wait $pid 2>/dev/null
+  for _ in $(seq 1 20); do alive "$worker" || break; sleep 0.1; done
+  if [ -z "$worker" ]; then fail "no worker found under the run"
+  elif alive "$worker"; then fail "the worker $worker outlived its killed parent"; kill -9 "$worker"; fi
   # A failing case dumps .npy files and prints a repro line that fails again alone.
   if [ -n "$mutations" ] && [ -f "$mutations/adamw_no_bias_correction.spv" ]; then
     expect 1 'Fail' -- "$q4cts" run --filter "$one" --kernel "adamw_step=$mutations/adamw_no_bias_correction.spv" --dump-dir dumps
