@@ -95,6 +95,24 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
     return false;
 }
 
+/* Saves the case as it stands (r and the outputs of the run that gave r) when the
+ * options ask for it; a failed dump is noted in r's message. */
+static void dump(const q4h_run_options *opt, q4vk_context *ctx, const q4h_op *op,
+                 const q4_case *c, const q4_inputs *in, const q4h_outputs *out, bool have_got,
+                 q4_result *r)
+{
+    q4h_tensor tensors[Q4H_MAX_TENSORS];
+    q4_error err = { 0 };
+    if (!opt->dump_dir || (!opt->dump_all && q4_verdict_ok(r->verdict, opt->strict)))
+        return;
+    int n = op->inputs(c, in, tensors);
+    q4h_dump_source src = { opt, ctx ? q4vk_info(ctx) : NULL, r, have_got };
+    if (q4h_dump_case(opt->dump_dir, c, in, tensors, n, out, &src, &err) != Q4_OK) {
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len, " (dump failed: %s)", err.msg);
+    }
+}
+
 void q4h_run_case(const q4h_run_options *opt, q4vk_context **ctx, const q4_case *c,
                   q4_result *r)
 {
@@ -108,12 +126,10 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
     q4_inputs own = { 0 };
     const q4_inputs *in = given ? given : &own;
     q4h_outputs out = { 0 };
-    q4h_tensor tensors[Q4H_MAX_TENSORS];
     q4_error err = { 0 };
     q4_status prepared = Q4_OK;
     double t0 = q4h_now_s();
     char why[256] = "";
-    bool have_got = false;
 
     q4h_result_start(opt, c, r);
     if (!op) {
@@ -139,21 +155,17 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
     }
     for (int rep = 0; rep < (opt->repeat > 0 ? opt->repeat : 1); rep++) {
         q4_result this_run = *r;
-        have_got = gpu_once(opt, ctx, op, c, in, &out, &this_run);
+        bool have_got = gpu_once(opt, ctx, op, c, in, &out, &this_run);
         if (rep == 0 || badness(this_run.verdict) > badness(r->verdict) ||
             (badness(this_run.verdict) == badness(r->verdict) &&
-             this_run.worst_margin > r->worst_margin))
+             this_run.worst_margin > r->worst_margin)) {
             *r = this_run;
+            /* Now, while the outputs are this run's: the dump holds the repeat whose
+             * verdict counts (a later, worse one overwrites it). */
+            dump(opt, *ctx, op, c, in, &out, have_got, r);
+        }
         if (!*ctx)
             break;
-    }
-    if (opt->dump_dir && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
-        int n = op->inputs(c, in, tensors);
-        q4h_dump_source src = { opt, *ctx ? q4vk_info(*ctx) : NULL, r, have_got };
-        if (q4h_dump_case(opt->dump_dir, c, in, tensors, n, &out, &src, &err) != Q4_OK) {
-            size_t len = strlen(r->message);
-            snprintf(r->message + len, sizeof r->message - len, " (dump failed: %s)", err.msg);
-        }
     }
 done:
     q4h_outputs_free(&out);
