@@ -7,8 +7,9 @@
  * nothing aborts or prints, except q4vk_create's optional choice line on `log`.
  *
  * Launchers (bottom of this file) take device buffers, check the shape contract
- * with the same checks and messages as the reference, pick a kernel variant and
- * run it. All their kernels are embedded SPIR-V, compiled from gpu/shaders/. */
+ * and the values SPEC §1/§2 constrain (scales, labels, n_valid; they download
+ * scales and labels to check them) with the same checks and messages as the
+ * reference, pick a kernel variant and run it. All their kernels are embedded SPIR-V, compiled from gpu/shaders/. */
 #ifndef Q4VK_H
 #define Q4VK_H
 
@@ -240,8 +241,8 @@ q4_status q4vk_linear_dw(q4vk_context *ctx, const q4vk_dw_args *a, q4vk_timing *
 
 typedef struct q4vk_ce_args {
     q4vk_buffer *logits;  /* [R, V] */
-    q4vk_buffer *labels;  /* [R] int32; negative = masked. Labels >= V must be rejected by
-                             the caller on the host (q4_check_labels) before upload. */
+    q4vk_buffer *labels;  /* [R] int32; negative = masked; a label >= V is Q4_ERR_ARG
+                             (the launcher downloads and checks them, q4_check_labels) */
     q4vk_buffer *loss;    /* 1 float */
     q4vk_buffer *dlogits; /* [R, V] */
     int64_t R, V;

@@ -1,6 +1,7 @@
 /* q4vk_op_args.c: the argument checks and binding helpers every launcher shares
  * (q4vk_op_args.h), and q4vk_range_to_end of q4vk.h. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "q4vk_op_args.h"
 
@@ -12,6 +13,45 @@ q4_status q4vk_op_check_call(const q4vk_context *ctx, const void *args, const ch
     if (!args)
         return q4_fail(err, Q4_ERR_ARG, "args is NULL; expected %s arguments", op);
     return Q4_OK;
+}
+
+/* count 4-byte values of buf into a host copy (free()d by the caller). */
+static void *download(q4vk_context *ctx, const q4vk_buffer *buf, int64_t count, const char *name,
+                      q4_status *st, q4_error *err)
+{
+    size_t bytes = (size_t)count * 4;
+    void *host = malloc(bytes ? bytes : 1);
+    if (!host)
+        *st = q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes to check %s", bytes, name);
+    else if ((*st = q4vk_download(ctx, buf, 0, host, bytes, err))) {
+        free(host);
+        host = NULL;
+    }
+    return host;
+}
+
+q4_status q4vk_op_check_scales(q4vk_context *ctx, const q4vk_buffer *scales, int64_t count,
+                               q4_error *err)
+{
+    q4_status st;
+    float *s = download(ctx, scales, count, "scales", &st, err);
+    if (s) {
+        st = q4_check_scales(s, count, err);
+        free(s);
+    }
+    return st;
+}
+
+q4_status q4vk_op_check_labels(q4vk_context *ctx, const q4vk_buffer *labels, int64_t R,
+                               int64_t V, q4_error *err)
+{
+    q4_status st;
+    int32_t *l = download(ctx, labels, R, "labels", &st, err);
+    if (l) {
+        st = q4_check_labels(l, R, V, err);
+        free(l);
+    }
+    return st;
 }
 
 q4_status q4vk_op_buffer(const q4vk_buffer *b, const char *name, uint64_t need, q4_error *err)

@@ -12,6 +12,14 @@
 q4_status q4vk_op_check_call(const q4vk_context *ctx, const void *args, const char *op,
                              q4_error *err);
 /* A buffer argument: non-NULL and holding at least `need` bytes (Q4_ERR_ARG). */
+/* The contract's value checks (SPEC §1, §2) on a device buffer: downloads it and runs
+ * q4_check_scales / q4_check_labels, so a program that calls a launcher directly gets
+ * the reference's error for a denormal, infinite or NaN scale or a label >= V. Call
+ * after q4vk_op_buffer has checked the buffer's size. */
+q4_status q4vk_op_check_scales(q4vk_context *ctx, const q4vk_buffer *scales, int64_t count,
+                               q4_error *err);
+q4_status q4vk_op_check_labels(q4vk_context *ctx, const q4vk_buffer *labels, int64_t R,
+                               int64_t V, q4_error *err);
 q4_status q4vk_op_buffer(const q4vk_buffer *b, const char *name, uint64_t need, q4_error *err);
 /* An output that must not be the same buffer as another argument (Q4_ERR_ARG). */
 q4_status q4vk_op_distinct(const q4vk_buffer *out, const char *oname, const q4vk_buffer *in,

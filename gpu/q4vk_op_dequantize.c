@@ -33,7 +33,8 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
         (st = q4vk_op_distinct(a->out, "out", a->scales, "scales", err)) ||
         (st = q4vk_op_fits("w", w_bytes, lim, err)) ||
         (st = q4vk_op_fits("scales", s_bytes, lim, err)) ||
-        (st = q4vk_op_fits("out", N * K * 4, lim, err)))
+        (st = q4vk_op_fits("out", N * K * 4, lim, err)) ||
+        (st = q4vk_op_check_scales(ctx, a->scales, q4_scales_count(a->N, a->K, a->gs), err)))
         return st;
 
     q4vk_dispatch d = {0};

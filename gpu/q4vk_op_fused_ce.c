@@ -6,9 +6,9 @@
  * logits exceed one binding, rows are split over several fused_ce dispatches, each
  * binding an aligned window of logits and dlogits.
  *
- * Labels live on the device, so the launcher cannot see them: the caller must run
- * q4_check_labels on the host before upload (a label >= V is invalid input). The
- * kernel treats such a label as masked and never indexes out of range. */
+ * Labels live on the device: the launcher downloads them and runs q4_check_labels
+ * (a label >= V is invalid input, SPEC §2) before any dispatch. The kernel still
+ * treats such a label as masked and never indexes out of range. */
 #include <stdlib.h>
 
 #include "q4vk_op_ew.h"
@@ -77,6 +77,9 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
                        "buffer logits: one row of V = %" PRIu64 " floats (%" PRIu64 " bytes) "
                        "does not fit the device's maxStorageBufferRange of %" PRIu64 " bytes",
                        V, row_bytes, lim);
+    /* Last of the checks: the only one that reads the device. */
+    if ((st = q4vk_op_check_labels(ctx, a->labels, a->R, a->V, err)))
+        return st;
 
     const uint64_t rows_per = (lim - align) / row_bytes < R ? (lim - align) / row_bytes : R;
     const uint64_t n_chunks = (R + rows_per - 1) / rows_per;

@@ -150,7 +150,8 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
         return st;
     const uint64_t lim = q4vk_op_limit(ctx, o ? o->max_binding : 0);
     const q4vk_lin_operands p = operands(a);
-    if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)))
+    if ((st = q4vk_lin_check_args(a->M, a->N, a->K, a->gs, &p, lim, err)) ||
+        (st = q4vk_op_check_scales(ctx, a->scales, q4_scales_count(a->N, a->K, a->gs), err)))
         return st;
     const char *v = o && o->variant ? o->variant
                   : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV

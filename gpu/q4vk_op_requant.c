@@ -10,8 +10,8 @@
  * binding an aligned window of latent (and flat); scales and W_4X8 (1/4 and 1/8 of
  * the latent at most) are bound whole.
  *
- * Scales live on the device, so the launcher cannot see them: the caller must run
- * q4_check_scales on the host (finite, zero or normal) before upload. */
+ * Scales live on the device: the launcher downloads them and runs q4_check_scales
+ * (finite, zero or normal, SPEC §1) before any dispatch. */
 #include <stdlib.h>
 
 #include "q4vk_op_ew.h"
@@ -81,6 +81,9 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
                        "buffer latent: 8 rows of K = %" PRIu64 " floats (%" PRIu64 " bytes) do "
                        "not fit the device's maxStorageBufferRange of %" PRIu64 " bytes",
                        K, 8 * K * 4, lim);
+    /* Last of the checks: the only one that reads the device. */
+    if ((st = q4vk_op_check_scales(ctx, a->scales, q4_scales_count(a->N, a->K, a->gs), err)))
+        return st;
     const uint64_t rows_per = rows_fit < N ? rows_fit : N;
     const uint64_t n_chunks = (N + rows_per - 1) / rows_per;
     /* the fused kernel writes flat too where K % 8 == 0; else the flat kernel does */

@@ -47,6 +47,9 @@ q4vk_buffer *raw_buf(q4vk_context *ctx, size_t bytes)
     q4vk_buffer *b = NULL;
     q4_error err = {0};
     ck_assert_msg(q4vk_buffer_create(ctx, bytes, &b, &err) == Q4_OK, "%s", err.msg);
+    /* zeros: valid scales and labels, so the launchers' value checks pass and a test
+     * sees the argument check it is about */
+    ck_assert_msg(q4vk_fill(ctx, b, 0, 0, 0, &err) == Q4_OK, "%s", err.msg);
     return b;
 }
 

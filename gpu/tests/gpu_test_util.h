@@ -26,7 +26,7 @@ float rng_uniform(float lo, float hi);
 /* A device buffer holding `bytes` of data (uploaded when src != NULL, else the
  * sentinel) followed by GUARD_WORDS guard words. */
 q4vk_buffer *dev_buf(q4vk_context *ctx, const void *src, size_t bytes);
-/* A buffer of exactly `bytes` (no guard words), for the argument checks. */
+/* A buffer of exactly `bytes` (no guard words), zeroed, for the argument checks. */
 q4vk_buffer *raw_buf(q4vk_context *ctx, size_t bytes);
 /* Downloads `bytes` of data into dst and checks that the guard words are intact. */
 void dev_get(q4vk_context *ctx, q4vk_buffer *b, void *dst, size_t bytes, const char *what);

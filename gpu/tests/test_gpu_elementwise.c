@@ -167,23 +167,28 @@ START_TEST(ce_split_rows)
 }
 END_TEST
 
-START_TEST(ce_label_out_of_range_is_masked)
+START_TEST(ce_label_out_of_range_is_rejected)
 {
-    /* the host must reject labels >= V (q4_check_labels); if one reaches the kernel
-     * anyway, the row is treated as masked and nothing is indexed out of range */
-    int32_t l[2] = {40, 1 << 30};
-    float x[2 * 40] = {0}, dl[2 * 40], loss = -1;
-    q4_error err = {0};
-    ck_assert_int_eq(q4_check_labels(l, 2, 40, &err), Q4_ERR_ARG);
+    /* SPEC §2: a label >= V is rejected by every host entry point, the launcher too
+     * (it downloads the labels), with the reference's sentence; nothing runs */
+    int32_t l[3] = {-1, 39, 40};
+    float x[3 * 40] = {0}, dl[3 * 40], loss;
+    q4_error want = {0}, got = {0};
+    ck_assert_int_eq(q4ref_fused_ce(x, l, 3, 40, 1.0f, &loss, dl, &want), Q4_ERR_ARG);
+    ck_assert_str_eq(want.msg, "labels[2] = 40 is out of range: expected a class below V = 40 "
+                               "or a negative ignore index");
     q4vk_buffer *bx = dev_buf(ctx, x, sizeof x), *bl = dev_buf(ctx, l, sizeof l);
     q4vk_buffer *bloss = dev_buf(ctx, NULL, 4), *bd = dev_buf(ctx, NULL, sizeof dl);
-    q4vk_ce_args a = {bx, bl, bloss, bd, 2, 40, 1.0f};
+    q4vk_ce_args a = {bx, bl, bloss, bd, 3, 40, 1.0f};
+    ck_assert_int_eq(q4vk_fused_ce(ctx, &a, NULL, &got), Q4_ERR_ARG);
+    ck_assert_str_eq(got.msg, want.msg);
+    a.V = 41;   /* now every label is in range */
+    q4vk_buffer_destroy(ctx, bx);
+    bx = dev_buf(ctx, NULL, 3 * 41 * 4);
+    q4vk_buffer_destroy(ctx, bd);
+    bd = dev_buf(ctx, NULL, 3 * 41 * 4);
+    a.logits = bx, a.dlogits = bd;
     CK_OK(q4vk_fused_ce(ctx, &a, NULL, &err_));
-    dev_get(ctx, bd, dl, sizeof dl, "dlogits");
-    dev_get(ctx, bloss, &loss, 4, "loss");
-    for (int i = 0; i < 80; i++)
-        ck_assert_float_eq(dl[i], 0.0f);
-    ck_assert_float_eq(loss, 0.0f);
     q4vk_buffer_destroy(ctx, bx);
     q4vk_buffer_destroy(ctx, bl);
     q4vk_buffer_destroy(ctx, bloss);
@@ -601,6 +606,24 @@ START_TEST(requant_bad_args)
              q4vk_q4gsw_requant(ctx, &b, NULL, &err_));
     CK_FAILS(Q4_ERR_RESOURCE, "maxStorageBufferRange",
              q4vk_q4gsw_requant_limit(ctx, &a, 64, NULL, &err_));
+    /* SPEC §1: a scale out of contract, with the reference's sentence */
+    float sv[16], lat[64] = {0};
+    uint32_t inf = 0x7f800000u;
+    uint8_t flat[32];
+    q4_error want = {0}, got = {0};
+    for (int i = 0; i < 16; i++)
+        sv[i] = 1.0f;
+    sv[5] = 1e-40f;   /* denormal */
+    ck_assert_int_eq(q4ref_requant(lat, sv, 8, 8, 4, NULL, flat, &want), Q4_ERR_ARG);
+    CK_OK(q4vk_upload(ctx, bs, 0, sv, sizeof sv, &err_));
+    ck_assert_int_eq(q4vk_q4gsw_requant(ctx, &a, NULL, &got), Q4_ERR_ARG);
+    ck_assert_str_eq(got.msg, want.msg);
+    ck_assert_msg(strstr(got.msg, "scales[5] = ") && strstr(got.msg, "is denormal"), "%s", got.msg);
+    memcpy(&sv[5], &inf, 4);
+    ck_assert_int_eq(q4ref_requant(lat, sv, 8, 8, 4, NULL, flat, &want), Q4_ERR_ARG);
+    CK_OK(q4vk_upload(ctx, bs, 0, sv, sizeof sv, &err_));
+    ck_assert_int_eq(q4vk_q4gsw_requant(ctx, &a, NULL, &got), Q4_ERR_ARG);
+    ck_assert_str_eq(got.msg, want.msg);
     q4vk_buffer_destroy(ctx, bl);
     q4vk_buffer_destroy(ctx, bs);
     q4vk_buffer_destroy(ctx, bw);
@@ -621,7 +644,7 @@ static Suite *make_suite(const char *name)
         ADD(s, ce_extremes);
         ADD(s, ce_many_rows);
         ADD(s, ce_split_rows);
-        ADD(s, ce_label_out_of_range_is_masked);
+        ADD(s, ce_label_out_of_range_is_rejected);
         ADD(s, ce_scratch_alloc_fails);
         ADD(s, ce_bad_args);
     } else if (!strcmp(name, "adamw")) {

@@ -428,6 +428,45 @@ static void bad_shape(int64_t M, int64_t N, int64_t K, int64_t gs, q4vk_buffer *
     }
 }
 
+/* A scale out of contract (SPEC §1): forward, backward and dequantize each give the
+ * reference's status and sentence, though the scales live on the device. */
+static void bad_scale(uint32_t bits, const char *needle)
+{
+    enum { M = 4, N = 16, K = 32, GS = 8, NS = (K / GS) * N };
+    float s[NS], wf[N * K];
+    uint32_t w[(K / 4) * (N / 8) * 4] = {0};
+    q4_error want = {0}, got = {0};
+    for (int i = 0; i < NS; i++)
+        s[i] = 0.5f;
+    memcpy(&s[37], &bits, 4);
+    ck_assert_int_eq(q4ref_dequant_w4x8(w, s, N, K, GS, wf, &want), Q4_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(want.msg, needle));
+    q4vk_buffer *any = raw_buf(ctx, 1 << 12), *bs = dev_buf(ctx, s, sizeof s);
+    q4vk_buffer *out = raw_buf(ctx, 1 << 12);
+    q4vk_linear_args fa = {any, any, bs, NULL, out, M, N, K, GS};
+    ck_assert_int_eq(q4vk_linear_q4gsw(ctx, &fa, NULL, &got), Q4_ERR_ARG);
+    ck_assert_str_eq(got.msg, want.msg);
+    q4vk_linear_bwd_args ba = {any, any, bs, out, M, N, K, GS};
+    ck_assert_int_eq(q4vk_linear_q4gsw_backward(ctx, &ba, NULL, &got), Q4_ERR_ARG);
+    ck_assert_str_eq(got.msg, want.msg);
+    q4vk_dequant_args da = {any, bs, out, N, K, GS};
+    ck_assert_int_eq(q4vk_dequantize(ctx, &da, NULL, &got), Q4_ERR_ARG);
+    ck_assert_str_eq(got.msg, want.msg);
+    q4vk_buffer_destroy(ctx, any);
+    q4vk_buffer_destroy(ctx, bs);
+    q4vk_buffer_destroy(ctx, out);
+}
+
+START_TEST(bad_scales)
+{
+    bad_scale(0x00000001u, "scales[37] = 1.4013e-45 is denormal");   /* smallest denormal */
+    bad_scale(0x807fffffu, "is denormal; a scale must be 0 or at least 2^-126");
+    bad_scale(0x7f800000u, "scales[37] = inf must be finite");
+    bad_scale(0xff800000u, "scales[37] = -inf must be finite");
+    bad_scale(0x7fc00000u, "scales[37] = nan must be finite");
+}
+END_TEST
+
 START_TEST(bad_args)
 {
     q4vk_buffer *one = raw_buf(ctx, 64), *big = raw_buf(ctx, 1 << 16);
@@ -550,5 +589,6 @@ int main(void)
     ADD(s, dw_shapes);
     ADD(s, dequant_shapes);
     ADD(s, bad_args);
+    ADD(s, bad_scales);
     return gpu_test_run(srunner_create(s), ctx);
 }
