@@ -188,6 +188,14 @@ static q4ref_ev ev_shared(q4ref_ev x)
     return (q4ref_ev){x.v, x.e, fmin(x.e, x.a + LAMBDA * x.q), 0};
 }
 
+/* A shared constant whose fp32 rounding is known: its error err (at most the worst
+ * case, and exact where SPEC §3 makes the operations correctly rounded; 1 - 0.9 is
+ * exact by Sterbenz's lemma, for one) is its whole allowance. A flush adds TINY. */
+static q4ref_ev ev_known(q4ref_ev x, double err)
+{
+    return (q4ref_ev){x.v, x.e, fmin(x.e, err + TINY), 0};
+}
+
 /* The larger error of two evaluations of one quantity (a kernel may use either). */
 static q4ref_ev ev_either(q4ref_ev a, q4ref_ev b)
 {
@@ -392,7 +400,9 @@ q4ref_ev q4ref_ce_loss_sum(const q4ref_ce_row *rows, int64_t R)
  *   p' = p1 - lr*(m'/bc1) / (sqrt(v'/bc2) + eps)   ((lr*a)/b or lr*(a/b))
  * The constants lr*wd, 1-b1, 1-b2 are fp32 roundings of their own; the errors of the
  * new m and v flow into the p update. For the envelope those constants are shared by
- * every element (systematic); everything else rounds data-dependent values. */
+ * every element (systematic), and as + - * are correctly rounded their errors are
+ * known exactly: the fp32 evaluations (with the product fused or not) minus the exact
+ * values; everything else rounds data-dependent values. */
 static q4ref_ev with_truth(q4ref_ev x)
 {
     double e = with_truth_error(x.e);
@@ -404,9 +414,16 @@ void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adam
 {
     const q4ref_ev one = ev_const(1), P = ev_in(p), G = ev_in(g);
     const q4ref_ev lr = ev_in(h->lr), b1 = ev_in(h->beta1), b2 = ev_in(h->beta2);
-    const q4ref_ev lrwd = ev_shared(ev_mul(lr, ev_in(h->wd)));
-    const q4ref_ev c1 = ev_shared(ev_sub(one, b1)), c2 = ev_shared(ev_sub(one, b2));
-    q4ref_ev p1 = ev_either(ev_sub(P, ev_mul(lrwd, P)), ev_mul(P, ev_shared(ev_sub(one, lrwd))));
+    const float f_lrwd = h->lr * h->wd;   /* fp32, correctly rounded (FLT_EVAL_METHOD 0) */
+    const double x_lrwd = (double)h->lr * h->wd;
+    const q4ref_ev lrwd = ev_known(ev_mul(lr, ev_in(h->wd)), fabs(f_lrwd - x_lrwd));
+    const q4ref_ev c1 = ev_known(ev_sub(one, b1), fabs((1.0f - h->beta1) - (1.0 - h->beta1)));
+    const q4ref_ev c2 = ev_known(ev_sub(one, b2), fabs((1.0f - h->beta2) - (1.0 - h->beta2)));
+    /* 1 - lr*wd from the rounded product, or fused into one rounding */
+    const double e_1lrwd = fmax(fabs((1.0f - f_lrwd) - (1.0 - x_lrwd)),
+                                fabs(fmaf(-h->lr, h->wd, 1.0f) - (1.0 - x_lrwd)));
+    q4ref_ev p1 = ev_either(ev_sub(P, ev_mul(lrwd, P)),
+                            ev_mul(P, ev_known(ev_sub(one, lrwd), e_1lrwd)));
     q4ref_ev m1 = ev_add(ev_mul(b1, ev_in(m)), ev_mul(c1, G));
     q4ref_ev v1 = ev_add(ev_mul(b2, ev_in(v)), ev_mul(ev_mul(c2, G), G));
     q4ref_ev mh = ev_div(m1, ev_in(h->bc1));
