@@ -146,13 +146,15 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
         snprintf(r->message, sizeof r->message, "%s", why);
         goto done;
     }
+    double t_truth = 0;
     if ((!given && q4_case_inputs(c, &own, &err) != Q4_OK) ||
-        op->truth(c, in, &out, &err) != Q4_OK) {
+        (t_truth = q4h_now_s(), op->truth(c, in, &out, &err)) != Q4_OK) {
         prepared = err.status;
         r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
         snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
         goto done;
     }
+    r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
     for (int rep = 0; rep < (opt->repeat > 0 ? opt->repeat : 1); rep++) {
         q4_result this_run = *r;
         bool have_got = gpu_once(opt, ctx, op, c, in, &out, &this_run);

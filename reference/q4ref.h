@@ -130,6 +130,11 @@ void q4ref_envelope_dot(int64_t n, int factors, double bound, double *alw, doubl
 double q4ref_stat_bias_envelope(double shared, double alw, double sd2);
 double q4ref_stat_rms_envelope(double alw2, double sd2, double sd4, double sd2_max);
 
+/* ---------------- threads ----------------
+ * The reference runs on every core by default (OpenMP, and OpenBLAS for the GEMMs);
+ * results are bit-identical for any count. n threads from now on; n <= 0: every core. */
+void q4ref_set_threads(int n);
+
 /* ---------------- fault injection (SQLite's habit: test the error paths) ----------------
  * The nth host allocation q4ref makes from now on (1-based) fails as if malloc had
  * returned NULL, so that Q4_ERR_NOMEM paths can be tested; 0 turns it off. Per thread. */

@@ -28,6 +28,7 @@ q4_status q4ref_adamw_step(float *param, const float *grad, float *m, float *v, 
     if ((st = q4ref_check_bufs(in, 1, out, 3, err)))
         return st;
     const float lrwd = h->lr * h->wd, ob1 = 1 - h->beta1, ob2 = 1 - h->beta2;
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < numel; i++) {
         const float g = grad[i];
         float p = param[i];
@@ -74,6 +75,7 @@ q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const flo
                        {v_value, db, "v_value", 0},         {v_bound, db, "v_bound", 0}};
     if ((st = q4ref_check_bufs(in, 4, out, 6, err)))
         return st;
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < numel; i++) {
         q4ref_ev p1, m1, v1;
         q4ref_adamw_elem_bound(param[i], grad[i], m[i], v[i], h, &p1, &m1, &v1);

@@ -9,6 +9,7 @@ void q4ref_dequant_w4x8_unchecked(const uint32_t *w, const float *scales, int64_
                                   int64_t gs, float *wf)
 {
     const int64_t stride = 4 * q4_n8(N);  /* words between consecutive k4 of one row */
+#pragma omp parallel for schedule(static)
     for (int64_t n = 0; n < N; n++) {
         const uint32_t *col = w + q4_w4x8_word(N, n, 0);
         const unsigned sh = q4_w4x8_shift(n, 0);
@@ -29,6 +30,7 @@ void q4ref_dequant_w4x8_unchecked(const uint32_t *w, const float *scales, int64_
 void q4ref_dequant_w4x8_f64(const uint32_t *w, const float *scales, int64_t N, int64_t K,
                             int64_t gs, double *wd)
 {
+#pragma omp parallel for schedule(static)
     for (int64_t n = 0; n < N; n++)
         for (int64_t k = 0; k < K; k++) {
             unsigned c = (w[q4_w4x8_word(N, n, k)] >> q4_w4x8_shift(n, k)) & 0xF;
@@ -94,6 +96,7 @@ q4_status q4ref_dequant_truth(const uint32_t *w, const float *scales, int64_t N,
                             err)))
         return st;
     q4ref_dequant_w4x8_f64(w, scales, N, K, gs, value);
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N * K; i++)
         bound[i] = q4ref_bound_dequant(value[i]);
     return Q4_OK;

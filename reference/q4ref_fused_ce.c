@@ -3,7 +3,8 @@
  * fp32 path: computed in fp32 throughout, max-shifted (stable), two passes per row:
  * e_j = expf(x_j - max) parked in dlogits while S accumulates, then
  * dlogits_j = (e_j / S - [j == l]) / n_valid in place; no scratch memory.
- * Truth path: the fp64 evaluation and per-element bound of q4ref_ce_row_bound. */
+ * Truth path: the fp64 evaluation and per-element bound of q4ref_ce_row_bound.
+ * Both run their rows on every core (OpenMP), bit-identical to one thread. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +27,22 @@ q4_status q4ref_fused_ce(const float *logits, const int32_t *labels, int64_t R, 
                          float n_valid, float *loss, float *dlogits, q4_error *err)
 {
     q4_status st;
-    float total = 0;
+    float total = 0, *row_loss;
     if ((st = q4_check_ce_shape(R, V, n_valid, err)))
         return st;
     q4ref_buf out[] = {{loss, sizeof(float), "loss", 0},
                        {dlogits, (size_t)(R * V) * sizeof(float), "dlogits", 0}};
-    if ((st = check_ce(logits, labels, R, V, out, 2, err)))
+    if ((st = check_ce(logits, labels, R, V, out, 2, err)) ||
+        !(row_loss = q4ref_alloc(R, 1, sizeof(float), "the per-row losses", &st, err)))
         return st;
+    /* Rows in parallel (each row's arithmetic is the same on any thread), then the
+     * loss summed in row order: bit-identical to one thread. */
+#pragma omp parallel for schedule(dynamic, 16)
     for (int64_t r = 0; r < R; r++) {
         const float *x = logits + r * V;
         float *d = dlogits + r * V, mx = x[0], S = 0;
         const int32_t l = labels[r];
+        row_loss[r] = 0;
         if (l < 0) {
             memset(d, 0, (size_t)V * sizeof(float));
             continue;
@@ -47,11 +53,15 @@ q4_status q4ref_fused_ce(const float *logits, const int32_t *labels, int64_t R, 
             d[j] = expf(x[j] - mx);
             S += d[j];
         }
-        total += (mx + logf(S) - x[l]) / n_valid;
+        row_loss[r] = (mx + logf(S) - x[l]) / n_valid;
         for (int64_t j = 0; j < V; j++)
             d[j] = (d[j] / S - (j == l ? 1.0f : 0.0f)) / n_valid;
     }
+    for (int64_t r = 0; r < R; r++)
+        if (labels[r] >= 0)
+            total += row_loss[r];
     *loss = total;
+    free(row_loss);
     return Q4_OK;
 }
 
@@ -82,16 +92,22 @@ q4_status q4ref_fused_ce_truth_env(const float *logits, const int32_t *labels, i
     if ((st = check_ce(logits, labels, R, V, out, 4, err)) ||
         !(rows = q4ref_alloc(R, 1, sizeof *rows, "the per-row losses", &st, err)))
         return st;
-    /* Without a dlogits envelope from the caller, one row's worth of scratch holds it. */
-    if (!dlogits_env && !(scratch = q4ref_alloc(3, V, sizeof(float), "the envelope", &st, err))) {
+    /* Without a dlogits envelope from the caller, one row's worth of scratch per
+     * thread holds it. */
+    if (!dlogits_env && !(scratch = q4ref_alloc(3 * q4ref_threads(), V, sizeof(float),
+                                                "the envelope", &st, err))) {
         free(rows);
         return st;
     }
+    /* Rows in parallel, each computed alone; the loss is summed in row order after:
+     * bit-identical to one thread. */
+#pragma omp parallel for schedule(dynamic, 4)
     for (int64_t r = 0; r < R; r++) {
         double *dv = dlogits_value + r * V, *db = dlogits_bound + r * V;
-        float *alw = dlogits_env ? dlogits_env->alw + r * V : scratch;
-        float *sd = dlogits_env ? dlogits_env->sd + r * V : scratch + V;
-        float *shr = dlogits_env ? dlogits_env->shr + r * V : scratch + 2 * V;
+        float *mine = scratch + 3 * V * q4ref_thread();
+        float *alw = dlogits_env ? dlogits_env->alw + r * V : mine;
+        float *sd = dlogits_env ? dlogits_env->sd + r * V : mine + V;
+        float *shr = dlogits_env ? dlogits_env->shr + r * V : mine + 2 * V;
         if (labels[r] < 0) {
             /* Masked: exact zeros are required, so the bound is 0. */
             for (int64_t j = 0; j < V; j++) {

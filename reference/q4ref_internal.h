@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cblas.h>
+
 #include "q4ref.h"
 
 /* ---------------- arguments (q4ref_check.c) ---------------- */
@@ -30,6 +32,18 @@ q4_status q4ref_check_blas_dim(const char *name, int64_t v, q4_error *err);
 /* a*b elements of elem bytes; NULL with Q4_ERR_ARG (overflow) or Q4_ERR_NOMEM in *st. */
 void *q4ref_alloc(int64_t a, int64_t b, size_t elem, const char *what, q4_status *st,
                   q4_error *err);
+
+/* Threads of the parallel loops (q4ref_threads.c): how many, and this one's index. */
+int q4ref_threads(void);
+int q4ref_thread(void);
+/* Row-major C[m,n] = op(A) op(B) + beta C (alpha 1, ldc = n) on every core, bit-identical
+ * for any thread count. */
+void q4ref_dgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+                 int64_t k, const double *a, int64_t lda, const double *b, int64_t ldb,
+                 double beta, double *c);
+void q4ref_sgemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
+                 int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                 float beta, float *c);
 
 /* Fills wf [N,K] from W_4X8 words without checks (callers have checked); q4ref_dequantize.c. */
 void q4ref_dequant_w4x8_unchecked(const uint32_t *w, const float *scales, int64_t N, int64_t K,

@@ -1,11 +1,11 @@
 /* q4ref_linear.c: linear_q4gsw forward, backward (d_x) and linear_dW (SPEC §2).
  *
  * fp32 path: dequantize W once per call into a scratch [N, K] fp32 buffer (what a
- * kernel computes per element), then one cblas_sgemm, so the GEMM dominates.
- * Truth path: the same GEMM in fp64 (cblas_dgemm) on the exactly dequantized weight,
+ * kernel computes per element), then one GEMM (q4ref_sgemm: OpenBLAS on every core),
+ * so the GEMM dominates.
+ * Truth path: the same GEMM in fp64 (q4ref_dgemm) on the exactly dequantized weight,
  * plus one more dgemm over absolute values for the sum_i |a_i b_i| of each output,
  * which q4ref_bound_dot turns into the SPEC §3 bound. */
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -64,8 +64,7 @@ q4_status q4ref_linear_fwd(const float *x, const uint32_t *w, const float *scale
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++)
                 y[i * N + j] = bias[j];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)M, (int)N, (int)K, 1.0f, x, (int)K,
-                wf, (int)K, bias ? 1.0f : 0.0f, y, (int)N);
+    q4ref_sgemm(CblasNoTrans, CblasTrans, M, N, K, x, K, wf, K, bias ? 1.0f : 0.0f, y);
     free(wf);
     return Q4_OK;
 }
@@ -81,8 +80,7 @@ q4_status q4ref_linear_bwd(const float *dout, const uint32_t *w, const float *sc
     if ((st = check_q4_gemm(dout, N, "dout", w, scales, NULL, M, N, K, gs, out, 1, err)) ||
         !(wf = dequant_scratch(w, scales, N, K, gs, &st, err)))
         return st;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)M, (int)K, (int)N, 1.0f, dout,
-                (int)N, wf, (int)K, 0.0f, dx, (int)K);
+    q4ref_sgemm(CblasNoTrans, CblasNoTrans, M, K, N, dout, N, wf, K, 0.0f, dx);
     free(wf);
     return Q4_OK;
 }
@@ -108,8 +106,7 @@ q4_status q4ref_linear_dw(const float *dout, const float *x, int64_t M, int64_t 
     q4ref_buf out[] = {{dw, (size_t)(N * K) * sizeof(float), "dw", 0}};
     if ((st = check_dw(dout, x, M, N, K, out, 1, err)))
         return st;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)N, (int)K, (int)M, 1.0f, dout,
-                (int)N, x, (int)K, 0.0f, dw, (int)K);
+    q4ref_sgemm(CblasTrans, CblasNoTrans, N, K, M, dout, N, x, K, 0.0f, dw);
     return Q4_OK;
 }
 
@@ -119,8 +116,11 @@ static double *to_f64(const float *a, int64_t rows, int64_t cols, const char *wh
                       q4_status *st, q4_error *err)
 {
     double *d = q4ref_alloc(rows, cols, sizeof(double), what, st, err);
-    for (int64_t i = 0; d && i < rows * cols; i++)
-        d[i] = a[i];
+    if (d) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < rows * cols; i++)
+            d[i] = a[i];
+    }
     return d;
 }
 
@@ -130,14 +130,14 @@ static void gemm_with_abs(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int6
                           int64_t k, double *a, int64_t lda, int64_t a_count, double *b,
                           int64_t ldb, int64_t b_count, double *value, double *sum_abs)
 {
-    cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0,
-                value, (int)n);
+    q4ref_dgemm(ta, tb, m, n, k, a, lda, b, ldb, 0.0, value);
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < a_count; i++)
         a[i] = fabs(a[i]);
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < b_count; i++)
         b[i] = fabs(b[i]);
-    cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0,
-                sum_abs, (int)n);
+    q4ref_dgemm(ta, tb, m, n, k, a, lda, b, ldb, 0.0, sum_abs);
 }
 
 /* Forward (bias may be NULL) or backward, chosen by `fwd`; see q4ref.h. */
@@ -162,6 +162,7 @@ static q4_status q4_gemm_truth(int fwd, const float *act, const uint32_t *w, con
     q4ref_dequant_w4x8_f64(w, scales, N, K, gs, wd);
     gemm_with_abs(CblasNoTrans, fwd ? CblasTrans : CblasNoTrans, M, cols, inner, ad, inner,
                   M * inner, wd, K, N * K, value, bound);
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < cols; j++) {
             double *v = &value[i * cols + j], *b = &bound[i * cols + j];
@@ -209,6 +210,7 @@ q4_status q4ref_linear_dw_truth(const float *dout, const float *x, int64_t M, in
     }
     gemm_with_abs(CblasTrans, CblasNoTrans, N, K, M, dd, N, M * N, xd, K, M * K, value, bound);
     /* factors 2: dout * x, one rounding per term, M terms. */
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N * K; i++)
         bound[i] = q4ref_bound_dot(M, 2, bound[i]);
     free(dd);

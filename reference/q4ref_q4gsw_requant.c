@@ -91,6 +91,7 @@ q4_status q4ref_requant_truth(const float *latent, const float *scales, int64_t 
     if ((st = check_requant(latent, scales, N, K, gs, out, 2, err)))
         return st;
     const double window = q4ref_requant_window_ulps();
+#pragma omp parallel for schedule(static)
     for (int64_t n = 0; n < N; n++)
         for (int64_t k = 0; k < K; k++) {
             const int64_t i = n * K + k;

@@ -216,7 +216,7 @@ static void tally(q4_console *c, const q4_result *r, int ok)
         s->seconds += r->seconds;
 }
 
-/* "Fail            q4cts.op.family.params  margin 3.2  stat 0.5  12.3 ms  gpu 1.1 ms" */
+/* "Fail            q4cts.op.family.params  margin 3.2  stat 0.5  12.3 ms  gpu 1.1 ms  truth 8 ms" */
 static void case_line(q4_console *c, const q4_result *r)
 {
     char wall[32], gpu[32];
@@ -231,6 +231,10 @@ static void case_line(q4_console *c, const q4_result *r)
     if (r->gpu_ms >= 0) {
         fmt_dur(gpu, r->gpu_ms * 1e-3);
         fprintf(c->out, "  gpu %s", gpu);
+    }
+    if (r->truth_ms >= 0) {
+        fmt_dur(gpu, r->truth_ms * 1e-3);
+        fprintf(c->out, "  truth %s", gpu);
     }
     if (r->verdict == Q4_NOT_SUPPORTED && r->message[0]) {
         fputs("  (", c->out);

@@ -49,6 +49,7 @@ typedef struct q4_result {
     q4_verdict verdict;
     double seconds;        /* wall time of the case */
     double gpu_ms;         /* < 0 if unknown */
+    double truth_ms;       /* wall time of the reference's truth (fp64 and bounds); < 0 if unknown */
     double worst_err;      /* |got - expected| at the worst-margin element; NAN if not judged */
     double worst_margin;   /* max over elements of err / bound (<= 1 passes); NAN if not judged */
     double stat_margin;    /* max over outputs and rows of statistic / envelope (<= 1 passes,

@@ -87,6 +87,10 @@ START_TEST(layout_and_values)
             ck_assert(is_null(c, "gpu_ms"));
         else
             ck_assert(tu_json_num(c, "gpu_ms") == r.gpu_ms);
+        if (r.truth_ms < 0)
+            ck_assert(is_null(c, "truth_ms"));
+        else
+            ck_assert(tu_json_num(c, "truth_ms") == r.truth_ms);
         if (isnan(r.stat_margin))
             ck_assert(is_null(c, "stat_margin"));
         else
@@ -108,7 +112,7 @@ START_TEST(layout_and_values)
         ck_assert_str_eq(tu_json_str(c, "where"), r.where);
         ck_assert_str_eq(tu_json_str(c, "message"), r.message);
         ck_assert_str_eq(tu_json_str(c, "repro"), r.repro);
-        ck_assert_uint_eq(c->n, 19);   /* no key more, none less */
+        ck_assert_uint_eq(c->n, 20);   /* no key more, none less */
     }
     const jc_value *sum = jc_get(q, "summary");
     ck_assert_int_eq((int)tu_json_num(sum, "total"), 8);

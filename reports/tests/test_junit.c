@@ -84,6 +84,10 @@ START_TEST(every_verdict_validates_and_counts_match)
     ck_assert_ptr_nonnull(strstr(body, "Fail: sample message 1"));
     ck_assert_ptr_nonnull(strstr(body, "repro: build/harness/q4cts --case q4cts.ce_loss.square.m9n16k32g32"));
     free(body);
+    body = tu_xpath(path, "string(//testcase[2]/system-out)");
+    ck_assert_ptr_nonnull(body);
+    ck_assert_ptr_nonnull(strstr(body, "\ntruth: 8.0000 ms"));
+    free(body);
     assert_attr(path, "string(//testcase[4]/skipped/@message)", "NotSupported: sample message 3");
     /* QualityWarning, not strict: a pass with a note */
     ck_assert_int_eq(tu_xpath_long(path, "count(//testcase[3]/*)"), 1);
