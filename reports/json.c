@@ -29,8 +29,7 @@ struct q4_json {
     size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
     size_t total, ok;
     double seconds;
-    long long planned;     /* cases the run means to add; < 0 unknown */
-    char stopped[200];     /* why the run ended early (q4_json_set_stopped), or "" */
+    q4rep_progress progress;   /* planned count, why stopped early */
 };
 
 /* Writes the whole document; final: the last write, at close. */
@@ -42,18 +41,7 @@ static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
     q4rep_json_str(d, Q4REPORT_VERSION, Q4REP_NOMAX);
     q4rep_buf_printf(d, ",\n  \"format\": %d,\n  \"strict\": %s,\n  \"started\": \"%s\",\n  ",
                      Q4REPORT_JSON_FORMAT, j->strict ? "true" : "false", j->started);
-    /* Only the final write of a run that was not stopped says complete: a killed run's
-     * file, or a stopped one's, cannot pass for a complete run of fewer cases. */
-    if (j->planned >= 0)
-        q4rep_buf_printf(d, "\"planned\": %lld, ", j->planned);
-    else
-        q4rep_buf_puts(d, "\"planned\": null, ");
-    q4rep_buf_printf(d, "\"complete\": %s, \"stopped\": ",
-                     final && !j->stopped[0] ? "true" : "false");
-    if (final && j->stopped[0])
-        q4rep_json_str(d, j->stopped, sizeof j->stopped);
-    else
-        q4rep_buf_puts(d, "null");
+    q4rep_progress_json(d, &j->progress, final);
     q4rep_buf_puts(d, ",\n  \"properties\": {");
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
     q4rep_buf_puts(d, j->props.len ? "\n  },\n  \"results\": [" : "},\n  \"results\": [");
@@ -94,7 +82,7 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops,
     q4_json *j = calloc(1, sizeof *j);
     if (!j)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path);
-    j->planned = -1;
+    q4rep_progress_init(&j->progress);
     q4_status st = q4rep_file_open(&j->file, path, err);
     if (st != Q4_OK) {
         destroy(j);
@@ -134,13 +122,13 @@ void q4_json_set_strict(q4_json *j, int strict)
 void q4_json_set_planned(q4_json *j, size_t planned)
 {
     if (j)
-        j->planned = (long long)planned;
+        j->progress.planned = (long long)planned;
 }
 
 void q4_json_set_stopped(q4_json *j, const char *why)
 {
     if (j)
-        snprintf(j->stopped, sizeof j->stopped, "%s", why && why[0] ? why : "stopped early");
+        q4rep_progress_stop(&j->progress, why);
 }
 
 void q4_json_set_fsync(q4_json *j, int on)

@@ -28,8 +28,7 @@ struct q4_junit {
     q4rep_buf doc;         /* scratch for the whole document, reused per write */
     size_t tests, failures, errors, skipped;
     long long micros;      /* sum of the cases' times as printed, so totals match */
-    long long planned;     /* cases the run means to add; < 0 unknown */
-    char stopped[200];     /* why the run ended early (q4_junit_set_stopped), or "" */
+    q4rep_progress progress;   /* planned count, why stopped early */
 };
 
 /* Seconds as whole microseconds: the schema's SUREFIRE_TIME takes only a plain
@@ -72,13 +71,14 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
         q4rep_buf_printf(d, "      <property name=\"strict\" value=\"%d\"/>\n", j->strict);
     /* Only the final write of a run that was not stopped says complete: a killed run's
      * file, or a stopped one's, cannot pass for a complete run of fewer cases. */
-    if (j->planned >= 0)
-        q4rep_buf_printf(d, "      <property name=\"planned\" value=\"%lld\"/>\n", j->planned);
+    const q4rep_progress *pr = &j->progress;
+    if (pr->planned >= 0)
+        q4rep_buf_printf(d, "      <property name=\"planned\" value=\"%lld\"/>\n", pr->planned);
     q4rep_buf_printf(d, "      <property name=\"complete\" value=\"%s\"/>\n",
-                     final && !j->stopped[0] ? "true" : "false");
-    if (final && j->stopped[0]) {
+                     q4rep_progress_complete(pr, final) ? "true" : "false");
+    if (final && pr->stopped[0]) {
         q4rep_buf_puts(d, "      <property name=\"stopped\" value=\"");
-        q4rep_xml_attr(d, j->stopped, sizeof j->stopped);
+        q4rep_xml_attr(d, pr->stopped, sizeof pr->stopped);
         q4rep_buf_puts(d, "\"/>\n");
     }
     q4rep_buf_puts(d, "    </properties>\n");
@@ -123,7 +123,7 @@ q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop 
         free(j);
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path);
     }
-    j->planned = -1;
+    q4rep_progress_init(&j->progress);
     q4_status st = q4rep_file_open(&j->file, path, err);
     if (st != Q4_OK) {
         destroy(j);
@@ -166,13 +166,13 @@ void q4_junit_set_strict(q4_junit *j, int strict)
 void q4_junit_set_planned(q4_junit *j, size_t planned)
 {
     if (j)
-        j->planned = (long long)planned;
+        j->progress.planned = (long long)planned;
 }
 
 void q4_junit_set_stopped(q4_junit *j, const char *why)
 {
     if (j)
-        snprintf(j->stopped, sizeof j->stopped, "%s", why && why[0] ? why : "stopped early");
+        q4rep_progress_stop(&j->progress, why);
 }
 
 void q4_junit_set_fsync(q4_junit *j, int on)

@@ -22,8 +22,7 @@ struct q4_perf_json {
     q4rep_buf body;        /* rendered result objects, comma-separated */
     q4rep_buf doc;         /* scratch for the whole document */
     size_t total;
-    long long planned;     /* cases the run means to time; < 0 unknown */
-    char stopped[200];     /* why the run ended early (q4_perf_json_set_stopped), or "" */
+    q4rep_progress progress;   /* planned count, why stopped early */
 };
 
 /* Writes the whole document; final: the last write, at close. */
@@ -32,17 +31,8 @@ static q4_status flush(q4_perf_json *p, int sync, int final, q4_error *err)
     q4rep_buf *d = &p->doc;
     q4rep_buf_reset(d);
     q4rep_buf_put(d, p->head.data, p->head.len);
-    /* Only the final write of a run that was not stopped says complete. */
-    if (p->planned >= 0)
-        q4rep_buf_printf(d, "  \"planned\": %lld, ", p->planned);
-    else
-        q4rep_buf_puts(d, "  \"planned\": null, ");
-    q4rep_buf_printf(d, "\"complete\": %s, \"stopped\": ",
-                     final && !p->stopped[0] ? "true" : "false");
-    if (final && p->stopped[0])
-        q4rep_json_str(d, p->stopped, sizeof p->stopped);
-    else
-        q4rep_buf_puts(d, "null");
+    q4rep_buf_puts(d, "  ");
+    q4rep_progress_json(d, &p->progress, final);
     q4rep_buf_puts(d, ",\n  \"results\": [");
     q4rep_buf_put(d, p->body.data ? p->body.data : "", p->body.len);
     q4rep_buf_puts(d, p->total ? "\n  ]\n}}\n" : "]\n}}\n");
@@ -74,7 +64,7 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
     q4_perf_json *p = calloc(1, sizeof *p);
     if (!p)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path);
-    p->planned = -1;
+    q4rep_progress_init(&p->progress);
     q4_status st = q4rep_file_open(&p->file, path, err);
     if (st != Q4_OK) {
         destroy(p);
@@ -148,13 +138,13 @@ q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *e
 void q4_perf_json_set_planned(q4_perf_json *p, size_t planned)
 {
     if (p)
-        p->planned = (long long)planned;
+        p->progress.planned = (long long)planned;
 }
 
 void q4_perf_json_set_stopped(q4_perf_json *p, const char *why)
 {
     if (p)
-        snprintf(p->stopped, sizeof p->stopped, "%s", why && why[0] ? why : "stopped early");
+        q4rep_progress_stop(&p->progress, why);
 }
 
 q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err)

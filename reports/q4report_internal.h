@@ -64,6 +64,18 @@ q4_status q4rep_file_write(q4rep_file *f, const char *data, size_t len, int fina
                            int sync_file, int sync_dir, q4_error *err);
 void q4rep_file_close(q4rep_file *f);
 
+/* ---- progress.c: how far a run got (planned, complete, stopped) ---- */
+typedef struct q4rep_progress {
+    long long planned;     /* cases the run means to add; < 0 unknown */
+    char stopped[200];     /* why the run ended early, or "" */
+} q4rep_progress;
+void q4rep_progress_init(q4rep_progress *p);
+void q4rep_progress_stop(q4rep_progress *p, const char *why);
+/* 1 only for the final write (close) of a run that was not stopped. */
+int q4rep_progress_complete(const q4rep_progress *p, int final);
+/* `"planned": n|null, "complete": bool, "stopped": "why"|null` */
+void q4rep_progress_json(q4rep_buf *b, const q4rep_progress *p, int final);
+
 /* ---- verdict.c: how each sink counts a verdict ---- */
 typedef enum q4rep_class {
     Q4REP_PASSED,    /* Pass; QualityWarning unless strict */
