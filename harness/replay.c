@@ -10,11 +10,13 @@
  * and any problem is one sentence and exit 2. */
 #include "replay.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "case_json.h"
 #include "dump.h"
@@ -157,30 +159,6 @@ static void print_outputs(const q4h_outputs *out, const q4h_dump_meta *m)
     }
 }
 
-static q4_status reports_write(const q4h_cli *cli, const q4h_dump_meta *m, const q4_result *r,
-                               q4_error *err)
-{
-    q4_prop props[] = { { "replay", cli->operand }, { "rerun", cli->rerun ? "yes" : "no" },
-                        { "dumped.device", m->device }, { "dumped.driver", m->driver } };
-    size_t n = sizeof props / sizeof props[0];
-    q4_junit *junit = NULL;
-    q4_json *json = NULL;
-    q4_status st = Q4_OK;
-    if (cli->junit && (st = q4_junit_open(cli->junit, "q4cts", props, n, &junit, err)) == Q4_OK) {
-        q4_junit_set_strict(junit, cli->strict);
-        st = q4_junit_add(junit, r, err);
-        q4_status closed = q4_junit_close(junit, err);
-        st = st != Q4_OK ? st : closed;
-    }
-    if (st == Q4_OK && cli->json && (st = q4_json_open(cli->json, props, n, &json, err)) == Q4_OK) {
-        q4_json_set_strict(json, cli->strict);
-        st = q4_json_add(json, r, err);
-        q4_status closed = q4_json_close(json, err);
-        st = st != Q4_OK ? st : closed;
-    }
-    return st;
-}
-
 /* --rerun: the dumped inputs through `q4cts run`'s path on this machine's device. */
 static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta *m,
                        const q4h_op *op, const q4_case *c, q4_result *r, q4_error *err)
@@ -226,32 +204,38 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
     return st;
 }
 
-int q4h_replay(const q4h_cli *cli)
+/* Where the results go: the console and the --junit/--json reports. */
+typedef struct replay_sinks {
+    q4_console *console;
+    q4_junit *junit;
+    q4_json *json;
+} replay_sinks;
+
+/* One dumped case: judged again (or rerun), printed, and added to the reports. */
+static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *sinks,
+                            q4_error *err)
 {
-    const char *dir = cli->operand;
     char path[1100];
-    size_t size;
-    q4_error err = { 0 };
+    size_t size = 0;
     q4h_dump_meta *m = calloc(1, sizeof *m);
     q4h_outputs out = { 0 };
     q4_case c;
     q4_result r;
-    q4_status st = m ? Q4_OK : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
-    int rc = EXIT_USAGE;
+    q4_error why = { 0 };
+    q4_status st = m ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
 
     snprintf(path, sizeof path, "%s/case.json", dir);
     char *text = m ? q4h_read_file(path, &size) : NULL;
     if (st == Q4_OK && !text)
-        st = q4_fail(&err, Q4_ERR_IO, "cannot read %s: %s (replay takes the folder of one "
-                     "case, DIR/<case name> of --dump-dir)", path, strerror(errno));
+        st = q4_fail(err, Q4_ERR_IO, "cannot read %s: %s (replay takes the folder of one "
+                     "case, DIR/<case name> of --dump-dir, or DIR itself)", path, strerror(errno));
     if (st == Q4_OK)
-        st = q4h_case_json_parse(text, size, path, m, &err);
-    q4_error why = { 0 };
+        st = q4h_case_json_parse(text, size, path, m, err);
     if (st == Q4_OK && q4_case_parse(m->name, m->seed, &c, &why) != Q4_OK)
-        st = q4_fail(&err, Q4_ERR_ARG, "%s: name: %s", path, why.msg);
+        st = q4_fail(err, Q4_ERR_ARG, "%s: name: %s", path, why.msg);
     const q4h_op *op = st == Q4_OK ? q4h_op_find(c.op) : NULL;
     if (st == Q4_OK && (!op || strcmp(m->op, c.op)))
-        st = q4_fail(&err, Q4_ERR_ARG, "%s: op is '%s' but the case %s is of op %s", path, m->op,
+        st = q4_fail(err, Q4_ERR_ARG, "%s: op is '%s' but the case %s is of op %s", path, m->op,
                      m->name, c.op);
     if (st == Q4_OK) {
         q4h_run_options opt = { .strict = cli->strict };
@@ -260,20 +244,17 @@ int q4h_replay(const q4h_cli *cli)
                q4_verdict_name(m->result.verdict), m->result.worst_margin, m->result.stat_margin,
                m->device[0] ? m->device : "an unknown device", m->driver, m->driver_info);
         if (cli->rerun) {
-            st = rerun(cli, dir, m, op, &c, &r, &err);
+            st = rerun(cli, dir, m, op, &c, &r, err);
         } else {
             q4h_result_start(&opt, &c, &r);
             snprintf(r.repro, sizeof r.repro, "q4cts replay %s", dir);
-            st = load_outputs(dir, m, &out, &err);
+            st = load_outputs(dir, m, &out, err);
             if (st == Q4_OK)
                 q4h_judge(&out, &r);
         }
     }
     if (st == Q4_OK) {
-        q4_console *con = q4_console_new(stdout, 1, cli->strict);
-        q4_console_set_live(con, 0);
-        q4_console_result(con, &r);
-        q4_console_free(con);
+        q4_console_result(sinks->console, &r);
         if (!cli->rerun) {
             print_outputs(&out, m);
             bool same = r.verdict == m->result.verdict &&
@@ -282,15 +263,93 @@ int q4h_replay(const q4h_cli *cli)
             printf("%s\n", same ? "replay: the same verdict and margins as dumped"
                                 : "replay: the verdict or margin differs from the dump");
         }
-        st = reports_write(cli, m, &r, &err);
-        rc = q4_verdict_ok(r.verdict, cli->strict) ? 0 : 1;
-    }
-    if (st != Q4_OK) {
-        fprintf(stderr, "q4cts: %s\n", err.msg);
-        rc = EXIT_USAGE;
+        if (sinks->junit)
+            st = q4_junit_add(sinks->junit, &r, err);
+        if (st == Q4_OK && sinks->json)
+            st = q4_json_add(sinks->json, &r, err);
     }
     q4h_outputs_free(&out);
     free(text);
     free(m);
+    return st;
+}
+
+/* DIR itself when it holds case.json, else its sub-folders that do (a --dump-dir),
+ * sorted; *n = 0 when there is neither. Free with free_dirs. */
+static char **case_dirs(const char *dir, size_t *n)
+{
+    char path[1100];
+    struct dirent **entries = NULL;
+    *n = 0;
+    snprintf(path, sizeof path, "%s/case.json", dir);
+    if (access(path, F_OK) == 0 || errno != ENOENT) {
+        char **one = malloc(sizeof *one);
+        if (one && (one[0] = strdup(dir)) != NULL)
+            *n = 1;
+        return one;
+    }
+    int count = scandir(dir, &entries, NULL, alphasort);
+    char **dirs = count > 0 ? calloc((size_t)count, sizeof *dirs) : NULL;
+    for (int i = 0; i < count; i++) {
+        if (dirs && entries[i]->d_name[0] != '.' &&
+            snprintf(path, sizeof path, "%s/%s/case.json", dir, entries[i]->d_name) <
+                (int)sizeof path &&
+            access(path, F_OK) == 0) {
+            path[strlen(path) - strlen("/case.json")] = '\0';
+            if ((dirs[*n] = strdup(path)) != NULL)
+                (*n)++;
+        }
+        free(entries[i]);
+    }
+    free(entries);
+    return dirs;
+}
+
+int q4h_replay(const q4h_cli *cli)
+{
+    q4_error err = { 0 };
+    size_t n = 0, bad = 0;
+    char **dirs = case_dirs(cli->operand, &n);
+    replay_sinks sinks = { 0 };
+    q4_prop props[] = { { "replay", cli->operand }, { "rerun", cli->rerun ? "yes" : "no" } };
+    q4_status st = Q4_OK;
+
+    if (n == 0) {
+        fprintf(stderr, "q4cts: cannot read %s/case.json, and %s holds no case folder with one "
+                "(replay takes the folder of one case, DIR/<case name> of --dump-dir, or DIR "
+                "itself)\n", cli->operand, cli->operand);
+        free(dirs);
+        return EXIT_USAGE;
+    }
+    if (cli->junit)
+        st = q4_junit_open(cli->junit, "q4cts", props, 2, &sinks.junit, &err);
+    if (st == Q4_OK && cli->json)
+        st = q4_json_open(cli->json, props, 2, &sinks.json, &err);
+    q4_junit_set_strict(sinks.junit, cli->strict);
+    q4_json_set_strict(sinks.json, cli->strict);
+    sinks.console = q4_console_new(stdout, n, cli->strict);
+    q4_console_set_live(sinks.console, 0);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        q4_status one = replay_one(cli, dirs[i], &sinks, &err);
+        if (one == Q4_ERR_ARG || one == Q4_ERR_IO) { /* a malformed dump: say so, go on */
+            fprintf(stderr, "q4cts: %s\n", err.msg);
+            bad++;
+        } else {
+            st = one;
+        }
+    }
+    if (st == Q4_OK && n > 1)
+        q4_console_summary(sinks.console);
+    q4_status closed = q4_junit_close(sinks.junit, &err);
+    st = st != Q4_OK ? st : closed;
+    closed = q4_json_close(sinks.json, &err);
+    st = st != Q4_OK ? st : closed;
+    if (st != Q4_OK)
+        fprintf(stderr, "q4cts: %s\n", err.msg);
+    int rc = st != Q4_OK || bad ? EXIT_USAGE : q4_console_not_ok(sinks.console) ? 1 : 0;
+    q4_console_free(sinks.console);
+    for (size_t i = 0; i < n; i++)
+        free(dirs[i]);
+    free(dirs);
     return rc;
 }

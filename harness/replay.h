@@ -1,5 +1,6 @@
-/* replay.h: `q4cts replay DIR`: judges a dumped case again from its files, or with
- * --rerun runs its dumped inputs on this machine's device and judges that. */
+/* replay.h: `q4cts replay DIR`: judges a dumped case (or every case of a --dump-dir)
+ * again from its files, or with --rerun runs its dumped inputs on this machine's
+ * device and judges that. */
 #ifndef Q4H_REPLAY_H
 #define Q4H_REPLAY_H
 

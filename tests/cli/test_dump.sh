@@ -80,6 +80,11 @@ assert (np.load(d + 'w4x8.got.npy') == np.load(d + 'w4x8.code.npy')).all()
 c = json.load(open(d + 'case.json'))
 assert c['outputs'][0]['raw'] == {'file': 'w4x8.raw.npy', 'dtype': '<u4', 'shape': [256]}, c['outputs'][0]"
 
+# A whole --dump-dir replays case by case, with a summary and one report.
+expect 0 'total +5 +0 ' -- "$q4cts" replay all --json multi.json
+py "p = json.load(open('multi.json'))['q4cts']['results']
+assert sorted(x['name'] for x in p) == sorted('$linear $requant $ce $adamw $lead'.split()), p"
+
 # ---- a failing case: dumped by default, judged again, rerun on the built-in kernel ----
 checks=$((checks + 1))
 "$q4cts" run --filter $linear --dump-dir failing >/dev/null 2>&1
@@ -124,6 +129,10 @@ corrupt badcase && sed -i 's/m1_n4_k16_g16_b1/m1_n5_k16_g16_b1/' bad/badcase/cas
 expect 2 'N = 5 must be a multiple of 4' -- "$q4cts" replay bad/badcase
 corrupt input && "$python" -c "import numpy as np; np.save('bad/input/x.npy', np.zeros((2, 16), np.float32))"
 expect 2 'x.npy has shape \(2, 16\); expected \(1, 16\)' -- "$q4cts" replay --rerun bad/input
+# A --dump-dir with one bad case among good ones: the good ones are judged, exit 2.
+rm -rf mixed && mkdir mixed && cp -r all/$ce all/$adamw mixed/ && cp -r bad/json mixed/$linear
+expect 2 'mixed/q4cts.linear_q4gsw[^ ]*/case.json is not valid JSON' -- "$q4cts" replay mixed
+grep -q '^Pass .*q4cts.fused_ce' out.txt || fail "replay of mixed/ did not judge the good cases"
 # Inputs edited out of the contract are the contract's error, not a verdict.
 rm -rf bad/labels && cp -r all/$ce bad/labels
 "$python" -c "import numpy as np; np.save('bad/labels/labels.npy', np.array([64], np.int32))"
