@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "q4_contract.h"
+#include "q4spv_instrument.h"
 
 typedef struct q4vk_context q4vk_context;
 typedef struct q4vk_buffer q4vk_buffer;
@@ -88,6 +89,22 @@ typedef struct q4vk_test_limits {
 q4_status q4vk_test_limits_parse(const char *text, const char *what, q4vk_test_limits *out,
                                  q4_error *err);
 
+/* ---------------- probes: shader coverage and load bounds checks ----------------
+ * With either on, every pipeline's code (built-in or override) is rewritten by
+ * q4spv_instrument (spirv/) with a probe buffer in descriptor set 1, which the
+ * runtime binds, fills and reads back around each dispatch. Results stay
+ * bit-identical; dispatches get slower. */
+typedef struct q4vk_probes {
+    bool coverage;                /* record the blocks and branch edges each kernel runs */
+    bool bounds;                  /* check every load from a binding against its data */
+    /* After each dispatch of a probed pipeline: its kernel's name, whether the code
+     * is an override, the probe map and the slots the dispatch left (map->n_slots
+     * words). May be NULL. */
+    void (*dispatched)(void *user, const char *kernel, bool overridden, const q4spv_map *map,
+                       const uint32_t *slots);
+    void *user;
+} q4vk_probes;
+
 /* ---------------- context ---------------- */
 typedef struct q4vk_options {
     const char *device;           /* NULL: first discrete or integrated GPU, else the CPU device;
@@ -97,6 +114,7 @@ typedef struct q4vk_options {
     FILE *log;                    /* where to print the device chosen; NULL = silent */
     q4vk_faults faults;
     q4vk_test_limits test_limits; /* tests only; all 0 = none, else also Q4CTS_TEST_LIMITS */
+    q4vk_probes probes;           /* all off = none */
 } q4vk_options;
 
 q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err);
@@ -118,6 +136,13 @@ uint64_t q4vk_validation_messages(q4vk_context *ctx, uint64_t *warnings, char *f
 q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out, q4_error *err);
 void q4vk_buffer_destroy(q4vk_context *ctx, q4vk_buffer *buf);
 size_t q4vk_buffer_size(const q4vk_buffer *buf);
+/* The bytes of real data at the start of buf (the rest is guard words or padding):
+ * bounds probes report a load past them. Default: the whole buffer. */
+void q4vk_buffer_set_data_bytes(q4vk_buffer *buf, size_t bytes);
+/* The first out-of-bounds load the bounds probes saw since the last call, as one
+ * sentence naming the kernel, the binding, the first offending index and the
+ * source line: true with msg filled (and the record cleared), or false. */
+bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size);
 q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const void *src,
                       size_t bytes, q4_error *err);
 q4_status q4vk_download(q4vk_context *ctx, const q4vk_buffer *src, size_t offset, void *dst,

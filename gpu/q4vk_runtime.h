@@ -24,6 +24,7 @@ struct q4vk_buffer {
     VkDeviceMemory memory;
     size_t bytes;                 /* as asked */
     VkDeviceSize vk_bytes;        /* rounded up to 4 */
+    size_t data_bytes;            /* real data from the start (q4vk_buffer_set_data_bytes) */
 };
 
 struct q4vk_pipeline {
@@ -36,6 +37,7 @@ struct q4vk_pipeline {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipeline;
+    q4spv_map *probe_map;         /* the probes' map; NULL when not probed */
 };
 
 typedef struct q4vk_override {
@@ -103,14 +105,24 @@ struct q4vk_context {
 
     bool validation;
     q4vk_messages msgs;
+
+    /* probes (q4vk_runtime_probes.c): one host-visible buffer, a region per dispatch */
+    q4vk_probes probes;
+    VkDescriptorSetLayout probe_set_layout;
+    VkBuffer probe_buf;
+    VkDeviceMemory probe_mem;
+    uint32_t *probe_ptr;          /* persistently mapped */
+    VkDeviceSize probe_bytes;
+    char oob[Q4_MSG_MAX];         /* first out-of-bounds load not yet taken; "" = none */
 };
 
 /* The runtime files call each other in one direction only (no circle):
  *   q4vk_runtime_device.c   context create/destroy: uses the four below
  *   q4vk_runtime_limits.c   test-only lowered limits: uses errors
+ *   q4vk_runtime_pipeline.c kernels, overrides, pipelines: uses probes and errors
+ *   q4vk_runtime_submit.c   recording, submission, watchdog: uses probes and errors
+ *   q4vk_runtime_probes.c   coverage/bounds probes' code, buffer, read-back: uses memory
  *   q4vk_runtime_memory.c   buffers, staging: uses submit and errors
- *   q4vk_runtime_pipeline.c kernels, overrides, pipelines: uses errors
- *   q4vk_runtime_submit.c   recording, submission, watchdog: uses errors
  *   q4vk_runtime_errors.c   errors and validation messages: uses none */
 
 /* ---- q4vk_runtime_errors.c ---- */
@@ -160,7 +172,39 @@ q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *er
 #define Q4VK_GRACE_NS 2000000000ull
 bool q4vk_quiesce(q4vk_context *ctx);
 
+/* ---- q4vk_runtime_probes.c ---- */
+
+/* Whether the context probes its kernels (q4vk_options.probes). */
+bool q4vk_probing(const q4vk_context *ctx);
+/* The probed code of `words` into *out (*out_n words, malloc'ed) and *map, checked
+ * with spirv-val; `what` names the code in errors. */
+q4_status q4vk_probes_instrument(q4vk_context *ctx, const char *what, const uint32_t *words,
+                                 size_t n, uint32_t **out, size_t *out_n, q4spv_map **map,
+                                 q4_error *err);
+/* The layout of set 1 (the probe buffer at binding 0), made on first use. */
+q4_status q4vk_probes_set_layout(q4vk_context *ctx, VkDescriptorSetLayout *out, q4_error *err);
+/* Before a submission: at[i] gets the byte offset of dispatch i's region of the probe
+ * buffer (UINT64_MAX for an unprobed pipeline), each region initialised with its
+ * bindings' data limits. */
+q4_status q4vk_probes_prepare(q4vk_context *ctx, const q4vk_dispatch *d, int n, uint64_t *at,
+                              q4_error *err);
+/* The probe buffer's range for dispatch i, for its descriptor. */
+void q4vk_probes_descriptor(const q4vk_context *ctx, const q4vk_dispatch *d, uint64_t at,
+                            VkDescriptorBufferInfo *info);
+/* After the submission finished: hands each region to the hook and keeps the first
+ * out-of-bounds load for q4vk_take_oob. */
+void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const uint64_t *at);
+/* Context teardown. */
+void q4vk_probes_destroy(q4vk_context *ctx);
+
 /* ---- q4vk_runtime_memory.c ---- */
+
+/* A buffer with its own memory of a type with `required` (and if possible
+ * `preferred`) properties; on failure nothing is left allocated. */
+q4_status q4vk_raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFlags usage,
+                          VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
+                          const char *what, VkBuffer *buffer, VkDeviceMemory *memory,
+                          q4_error *err);
 
 /* Destroys the staging buffer (context teardown). */
 void q4vk_staging_destroy(q4vk_context *ctx);

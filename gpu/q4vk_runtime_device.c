@@ -622,6 +622,7 @@ q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err
     ctx->validation = opt->validation || env_validation();
     ctx->timeout_ns = (opt->timeout_ms ? opt->timeout_ms : 60000) * 1000000ull;
     ctx->faults = opt->faults;
+    ctx->probes = opt->probes;
     q4vk_msgs_begin(ctx, "context creation");
 
     st = instance_create(ctx, &ctx->instance, &api, err);
@@ -692,6 +693,7 @@ void q4vk_destroy(q4vk_context *ctx)
     q4vk_pipelines_destroy(ctx, release);
     if (release && ctx->device) {
         q4vk_staging_destroy(ctx);
+        q4vk_probes_destroy(ctx);
         if (ctx->desc_pool)
             vkDestroyDescriptorPool(ctx->device, ctx->desc_pool, NULL);
         if (ctx->pipeline_cache)

@@ -29,11 +29,10 @@ static int memory_type(const q4vk_context *ctx, uint32_t type_bits, VkMemoryProp
     return fallback;
 }
 
-/* A buffer and its own memory; on failure nothing is left allocated. */
-static q4_status raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFlags usage,
-                            VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
-                            const char *what, VkBuffer *buffer, VkDeviceMemory *memory,
-                            q4_error *err)
+q4_status q4vk_raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFlags usage,
+                          VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred,
+                          const char *what, VkBuffer *buffer, VkDeviceMemory *memory,
+                          q4_error *err)
 {
     VkMemoryRequirements req;
     q4_status st;
@@ -124,7 +123,7 @@ q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out,
     if (!buf)
         return q4_fail(err, Q4_ERR_NOMEM, "out of host memory creating a device buffer");
     q4vk_msgs_begin(ctx, "buffer creation (%zu bytes)", bytes);
-    st = raw_buffer(ctx, vk_bytes,
+    st = q4vk_raw_buffer(ctx, vk_bytes,
                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                     0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "device buffer", &buf->buffer,
@@ -142,6 +141,7 @@ q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out,
     }
     buf->bytes = bytes;
     buf->vk_bytes = vk_bytes;
+    buf->data_bytes = bytes;
     *out = buf;
     return Q4_OK;
 }
@@ -160,6 +160,12 @@ void q4vk_buffer_destroy(q4vk_context *ctx, q4vk_buffer *buf)
 size_t q4vk_buffer_size(const q4vk_buffer *buf)
 {
     return buf ? buf->bytes : 0;
+}
+
+void q4vk_buffer_set_data_bytes(q4vk_buffer *buf, size_t bytes)
+{
+    if (buf)
+        buf->data_bytes = bytes < buf->bytes ? bytes : buf->bytes;
 }
 
 /* ---------------- staging ---------------- */
@@ -192,7 +198,7 @@ static q4_status staging_reserve(q4vk_context *ctx, size_t bytes, q4_error *err)
         want = Q4VK_STAGING_CHUNK;
     want = (want + 255) & ~(size_t)255;
     q4vk_staging_destroy(ctx);
-    st = raw_buffer(ctx, want, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    st = q4vk_raw_buffer(ctx, want, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
                     VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "staging buffer", &ctx->staging,
                     &ctx->staging_mem, err);

@@ -5,7 +5,9 @@
  * launchers may call q4vk_pipeline on every launch. Its interface comes from the
  * kernel (n_bindings storage buffers in set 0, push_bytes of push constants at
  * offset 0); its code from the override set for the kernel's name, if any, else
- * the kernel's embedded SPIR-V. All pipelines share one VkPipelineCache. */
+ * the kernel's embedded SPIR-V, rewritten with probes when the context has them
+ * on (q4vk_runtime_probes.c; set 1 then holds the probe buffer). All pipelines share
+ * one VkPipelineCache. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +102,7 @@ static void pipeline_free(q4vk_context *ctx, q4vk_pipeline *p, bool release)
         if (p->set_layout)
             vkDestroyDescriptorSetLayout(ctx->device, p->set_layout, NULL);
     }
+    q4spv_map_free(p->probe_map);
     free(p);
 }
 
@@ -157,8 +160,22 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
     VkDescriptorSetLayoutBinding b[Q4VK_MAX_BINDINGS];
     VkSpecializationMapEntry map[Q4VK_MAX_SPEC];
     VkShaderModule module = VK_NULL_HANDLE;
+    VkDescriptorSetLayout sets[2];
+    uint32_t *probed = NULL;
     q4_status st = Q4_OK;
     VkResult r;
+
+    if (q4vk_probing(ctx)) {
+        st = q4vk_probes_instrument(ctx, what, words, n_words, &probed, &n_words, &p->probe_map,
+                                    err);
+        if (st == Q4_OK)
+            st = q4vk_probes_set_layout(ctx, &sets[1], err);
+        if (st != Q4_OK) {
+            free(probed);
+            return st;
+        }
+        words = probed;
+    }
 
     for (uint32_t i = 0; i < p->n_bindings; i++)
         b[i] = (VkDescriptorSetLayoutBinding){
@@ -175,8 +192,10 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
     r = vkCreateDescriptorSetLayout(ctx->device, &dci, NULL, &p->set_layout);
     if (r != VK_SUCCESS) {
         p->set_layout = VK_NULL_HANDLE;
-        return q4vk_vk_fail(ctx, err, "vkCreateDescriptorSetLayout", r, "%s", what);
+        st = q4vk_vk_fail(ctx, err, "vkCreateDescriptorSetLayout", r, "%s", what);
+        goto done;
     }
+    sets[0] = p->set_layout;
     VkPushConstantRange push = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         .offset = 0,
@@ -184,15 +203,16 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
     };
     VkPipelineLayoutCreateInfo lci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-        .setLayoutCount = 1,
-        .pSetLayouts = &p->set_layout,
+        .setLayoutCount = p->probe_map ? 2 : 1,
+        .pSetLayouts = sets,
         .pushConstantRangeCount = p->push_bytes ? 1 : 0,
         .pPushConstantRanges = p->push_bytes ? &push : NULL,
     };
     r = vkCreatePipelineLayout(ctx->device, &lci, NULL, &p->layout);
     if (r != VK_SUCCESS) {
         p->layout = VK_NULL_HANDLE;
-        return q4vk_vk_fail(ctx, err, "vkCreatePipelineLayout", r, "%s", what);
+        st = q4vk_vk_fail(ctx, err, "vkCreatePipelineLayout", r, "%s", what);
+        goto done;
     }
     VkShaderModuleCreateInfo mci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -200,8 +220,10 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
         .pCode = words,
     };
     r = vkCreateShaderModule(ctx->device, &mci, NULL, &module);
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkCreateShaderModule", r, "%s", what);
+    if (r != VK_SUCCESS) {
+        st = q4vk_vk_fail(ctx, err, "vkCreateShaderModule", r, "%s", what);
+        goto done;
+    }
 
     for (uint32_t i = 0; i < p->spec.count; i++)
         map[i] = (VkSpecializationMapEntry){
@@ -232,6 +254,8 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
         st = q4vk_vk_fail(ctx, err, "vkCreateComputePipelines", r, "%s", what);
     }
     vkDestroyShaderModule(ctx->device, module, NULL);
+done:
+    free(probed);
     return st;
 }
 

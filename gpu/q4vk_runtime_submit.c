@@ -4,7 +4,8 @@
  * command buffer and one fence and is waited for before the call returns, so at
  * most one is in flight and descriptor sets can be reset per q4vk_run. The wait is
  * the watchdog: VK_TIMEOUT or VK_ERROR_DEVICE_LOST marks the context dead. The
- * fault hooks (q4vk_faults) act on q4vk_run's submissions only. */
+ * fault hooks (q4vk_faults) act on q4vk_run's submissions only. A probed pipeline
+ * (q4vk_runtime_probes.c) gets a second descriptor set, set 1, for its probe region. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,35 +179,60 @@ static q4_status descriptors_reserve(q4vk_context *ctx, uint32_t n, q4_error *er
     return Q4_OK;
 }
 
-/* Allocates and writes one descriptor set per dispatch into sets[]. */
+/* Allocates and writes the descriptor sets of every dispatch into sets[]: set 0 of
+ * dispatch i at sets[i], and its probe set (where probe_at[i] is a region) at
+ * sets[n + i]. */
 static q4_status descriptors_write(q4vk_context *ctx, const q4vk_dispatch *d, int n,
-                                   VkDescriptorSet *sets, q4_error *err)
+                                   const uint64_t *probe_at, VkDescriptorSet *sets,
+                                   q4_error *err)
 {
-    VkDescriptorSetLayout *layouts = malloc((size_t)n * sizeof *layouts);
-    VkDescriptorBufferInfo *infos = malloc((size_t)n * Q4VK_MAX_BINDINGS * sizeof *infos);
-    VkWriteDescriptorSet *writes = malloc((size_t)n * Q4VK_MAX_BINDINGS * sizeof *writes);
+    size_t per = Q4VK_MAX_BINDINGS + 1;
+    VkDescriptorSetLayout *layouts = malloc(2 * (size_t)n * sizeof *layouts);
+    VkDescriptorBufferInfo *infos = malloc((size_t)n * per * sizeof *infos);
+    VkWriteDescriptorSet *writes = malloc((size_t)n * per * sizeof *writes);
+    VkDescriptorSet *all = malloc(2 * (size_t)n * sizeof *all);
     q4_status st = Q4_OK;
-    uint32_t n_writes = 0;
+    uint32_t n_writes = 0, n_sets = 0;
     VkResult r;
 
-    if (!layouts || !infos || !writes) {
+    if (!layouts || !infos || !writes || !all) {
         st = q4_fail(err, Q4_ERR_NOMEM, "out of host memory writing %d descriptor sets", n);
         goto done;
     }
-    if ((st = descriptors_reserve(ctx, (uint32_t)n, err)) != Q4_OK)
+    if ((st = descriptors_reserve(ctx, 2 * (uint32_t)n, err)) != Q4_OK)
         goto done;
     for (int i = 0; i < n; i++)
-        layouts[i] = d[i].pipe->set_layout;
+        layouts[n_sets++] = d[i].pipe->set_layout;
+    for (int i = 0; i < n; i++)
+        if (probe_at[i] != UINT64_MAX)
+            layouts[n_sets++] = ctx->probe_set_layout;
     VkDescriptorSetAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
         .descriptorPool = ctx->desc_pool,
-        .descriptorSetCount = (uint32_t)n,
+        .descriptorSetCount = n_sets,
         .pSetLayouts = layouts,
     };
-    r = vkAllocateDescriptorSets(ctx->device, &ai, sets);
+    r = vkAllocateDescriptorSets(ctx->device, &ai, all);
     if (r != VK_SUCCESS) {
-        st = q4vk_vk_fail(ctx, err, "vkAllocateDescriptorSets", r, "%d sets", n);
+        st = q4vk_vk_fail(ctx, err, "vkAllocateDescriptorSets", r, "%u sets", n_sets);
         goto done;
+    }
+    n_sets = (uint32_t)n;
+    for (int i = 0; i < n; i++) {
+        sets[i] = all[i];
+        sets[n + i] = probe_at[i] != UINT64_MAX ? all[n_sets++] : VK_NULL_HANDLE;
+        if (probe_at[i] == UINT64_MAX)
+            continue;
+        q4vk_probes_descriptor(ctx, &d[i], probe_at[i], &infos[n_writes]);
+        writes[n_writes] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = sets[n + i],
+            .dstBinding = 0,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &infos[n_writes],
+        };
+        n_writes++;
     }
     for (int i = 0; i < n; i++) {
         for (uint32_t b = 0; b < d[i].pipe->n_bindings; b++) {
@@ -233,6 +259,7 @@ done:
     free(layouts);
     free(infos);
     free(writes);
+    free(all);
     return st;
 }
 
@@ -271,6 +298,9 @@ static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const VkDes
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &sets[i],
                                 0, NULL);
+        if (sets[n + i])
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 1, 1,
+                                    &sets[n + i], 0, NULL);
         if (p->push_bytes)
             vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_bytes,
                                d[i].push);
@@ -304,6 +334,7 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
 {
     char what[192];
     VkDescriptorSet *sets = NULL;
+    uint64_t *probe_at = NULL;
     double ms = -1.0;
     q4_status st;
 
@@ -322,17 +353,23 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
         snprintf(what, sizeof what, "kernels %s .. %s (%d dispatches)", d[0].pipe->name,
                  d[n - 1].pipe->name, n);
 
-    sets = malloc((size_t)n * sizeof *sets);
-    if (!sets)
+    sets = malloc(2 * (size_t)n * sizeof *sets);
+    probe_at = malloc((size_t)n * sizeof *probe_at);
+    if (!sets || !probe_at) {
+        free(sets);
+        free(probe_at);
         return q4_fail(err, Q4_ERR_NOMEM, "out of host memory for %d descriptor sets", n);
+    }
     q4vk_msgs_begin(ctx, "kernel %s", d[0].pipe->name);
-    if ((st = descriptors_write(ctx, d, n, sets, err)) != Q4_OK ||
+    if ((st = q4vk_probes_prepare(ctx, d, n, probe_at, err)) != Q4_OK ||
+        (st = descriptors_write(ctx, d, n, probe_at, sets, err)) != Q4_OK ||
         (st = q4vk_cmd_begin(ctx, err)) != Q4_OK)
         goto done;
     record(ctx, d, n, sets);
     ctx->n_submits++;
     if ((st = q4vk_cmd_submit_wait(ctx, what, err)) != Q4_OK)
         goto done;
+    q4vk_probes_collect(ctx, d, n, probe_at);
 
     /* Fault hooks: the work really ran; report it as lost or hung, or crash. */
     if (ctx->faults.crash_at == ctx->n_submits)
@@ -358,6 +395,7 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
 
 done:
     free(sets);
+    free(probe_at);
     {
         q4_status vst = q4vk_msgs_end(ctx, st == Q4_OK ? err : NULL);
         if (st == Q4_OK)

@@ -1,0 +1,213 @@
+/* q4vk_runtime_probes.c: shader coverage and load bounds checks on the device.
+ *
+ * With q4vk_options.probes on, every pipeline is made from code rewritten by
+ * q4spv_instrument (spirv/), which writes into a probe buffer bound as set 1. The
+ * context keeps one host-visible, coherent, persistently mapped buffer; each probed
+ * dispatch of a q4vk_run gets a region of it, initialised on the host with the
+ * bytes of real data each of its bindings holds (q4vk_buffer_set_data_bytes), and
+ * read back on the host once the submission has finished: the coverage slots go to
+ * the caller's hook, the first out-of-bounds load becomes a sentence that
+ * q4vk_take_oob hands out. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "q4spv_module.h"
+#include "q4vk_runtime.h"
+
+#define PROBE_SET 1u
+
+bool q4vk_probing(const q4vk_context *ctx)
+{
+    return ctx->probes.coverage || ctx->probes.bounds;
+}
+
+q4_status q4vk_probes_instrument(q4vk_context *ctx, const char *what, const uint32_t *words,
+                                 size_t n, uint32_t **out, size_t *out_n, q4spv_map **map,
+                                 q4_error *err)
+{
+    q4spv_options o = { .set = PROBE_SET, .coverage = ctx->probes.coverage,
+                        .bounds = ctx->probes.bounds };
+    q4_error why = { 0 };
+    q4_status st = q4spv_instrument(words, n, &o, out, out_n, map, &why);
+    if (st == Q4_OK && (st = q4spv_validate(*out, *out_n, "the probed code", &why)) != Q4_OK) {
+        free(*out);
+        q4spv_map_free(*map);
+        *out = NULL;
+        *map = NULL;
+    }
+    if (st != Q4_OK)
+        return q4_fail(err, st, "%s cannot be probed for coverage or bounds: %s", what,
+                       why.msg);
+    return Q4_OK;
+}
+
+q4_status q4vk_probes_set_layout(q4vk_context *ctx, VkDescriptorSetLayout *out, q4_error *err)
+{
+    if (!ctx->probe_set_layout) {
+        VkDescriptorSetLayoutBinding b = {
+            .binding = 0,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+        VkDescriptorSetLayoutCreateInfo ci = {
+            .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+            .bindingCount = 1,
+            .pBindings = &b,
+        };
+        VkResult r = vkCreateDescriptorSetLayout(ctx->device, &ci, NULL, &ctx->probe_set_layout);
+        if (r != VK_SUCCESS) {
+            ctx->probe_set_layout = VK_NULL_HANDLE;
+            return q4vk_vk_fail(ctx, err, "vkCreateDescriptorSetLayout", r, "probe set");
+        }
+    }
+    *out = ctx->probe_set_layout;
+    return Q4_OK;
+}
+
+static void probe_buffer_free(q4vk_context *ctx)
+{
+    if (ctx->probe_mem) {
+        if (ctx->probe_ptr)
+            vkUnmapMemory(ctx->device, ctx->probe_mem);
+        vkFreeMemory(ctx->device, ctx->probe_mem, NULL);
+    }
+    if (ctx->probe_buf)
+        vkDestroyBuffer(ctx->device, ctx->probe_buf, NULL);
+    ctx->probe_buf = VK_NULL_HANDLE;
+    ctx->probe_mem = VK_NULL_HANDLE;
+    ctx->probe_ptr = NULL;
+    ctx->probe_bytes = 0;
+}
+
+void q4vk_probes_destroy(q4vk_context *ctx)
+{
+    probe_buffer_free(ctx);
+    if (ctx->probe_set_layout)
+        vkDestroyDescriptorSetLayout(ctx->device, ctx->probe_set_layout, NULL);
+    ctx->probe_set_layout = VK_NULL_HANDLE;
+}
+
+static q4_status probe_buffer_reserve(q4vk_context *ctx, VkDeviceSize bytes, q4_error *err)
+{
+    if (ctx->probe_bytes >= bytes)
+        return Q4_OK;
+    VkDeviceSize want = ctx->probe_bytes * 2 > bytes ? ctx->probe_bytes * 2 : bytes;
+    probe_buffer_free(ctx);
+    q4_status st = q4vk_raw_buffer(ctx, want, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                                   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                                   VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "probe buffer",
+                                   &ctx->probe_buf, &ctx->probe_mem, err);
+    if (st != Q4_OK)
+        return st;
+    void *p;
+    VkResult r = vkMapMemory(ctx->device, ctx->probe_mem, 0, VK_WHOLE_SIZE, 0, &p);
+    if (r != VK_SUCCESS) {
+        probe_buffer_free(ctx);
+        return q4vk_vk_fail(ctx, err, "vkMapMemory", r, "probe buffer of %llu bytes",
+                            (unsigned long long)want);
+    }
+    ctx->probe_ptr = p;
+    ctx->probe_bytes = want;
+    return Q4_OK;
+}
+
+static VkDeviceSize region_bytes(const q4vk_context *ctx, const q4spv_map *map)
+{
+    VkDeviceSize a = ctx->info.min_storage_align ? ctx->info.min_storage_align : 4;
+    VkDeviceSize b = (VkDeviceSize)map->n_slots * 4;
+    return (b + a - 1) / a * a;
+}
+
+q4_status q4vk_probes_prepare(q4vk_context *ctx, const q4vk_dispatch *d, int n, uint64_t *at,
+                              q4_error *err)
+{
+    VkDeviceSize total = 0;
+    for (int i = 0; i < n; i++) {
+        at[i] = UINT64_MAX;
+        if (d[i].pipe->probe_map) {
+            at[i] = total;
+            total += region_bytes(ctx, d[i].pipe->probe_map);
+        }
+    }
+    if (!total)
+        return Q4_OK;
+    q4_status st = probe_buffer_reserve(ctx, total, err);
+    if (st != Q4_OK)
+        return st;
+    for (int i = 0; i < n; i++) {
+        if (at[i] == UINT64_MAX)
+            continue;
+        uint32_t limits[Q4SPV_MAX_BINDINGS];
+        for (uint32_t b = 0; b < Q4SPV_MAX_BINDINGS; b++) {
+            const q4vk_binding *bd = &d[i].bind[b];
+            limits[b] = Q4SPV_NONE;
+            if (b >= d[i].pipe->n_bindings || !bd->buf)
+                continue;
+            uint64_t range = bd->range ? bd->range : bd->buf->vk_bytes - bd->offset;
+            uint64_t data = bd->buf->data_bytes > bd->offset ? bd->buf->data_bytes - bd->offset
+                                                              : 0;
+            uint64_t lim = range < data ? range : data;
+            limits[b] = lim < Q4SPV_NONE ? (uint32_t)lim : Q4SPV_NONE - 1;
+        }
+        q4spv_probe_init(d[i].pipe->probe_map, limits, ctx->probe_ptr + at[i] / 4);
+    }
+    return Q4_OK;
+}
+
+void q4vk_probes_descriptor(const q4vk_context *ctx, const q4vk_dispatch *d, uint64_t at,
+                            VkDescriptorBufferInfo *info)
+{
+    *info = (VkDescriptorBufferInfo){
+        .buffer = ctx->probe_buf,
+        .offset = at,
+        .range = region_bytes(ctx, d->pipe->probe_map),
+    };
+}
+
+/* The sentence for load site `site` of dispatch d that read `offset`. */
+static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_t *slots,
+                        int site, uint32_t offset)
+{
+    const q4spv_map *map = d->pipe->probe_map;
+    const q4spv_site *s = &map->sites[site];
+    uint32_t limit = slots[map->limit_base + s->binding];
+    char where[320] = "";
+    if (s->at.line && s->at.file < map->n_files) {
+        const char *file = map->files[s->at.file], *slash = strrchr(file, '/');
+        snprintf(where, sizeof where, " at %s:%u", slash ? slash + 1 : file, s->at.line);
+    }
+    snprintf(ctx->oob, sizeof ctx->oob,
+             "kernel %s%s read past the data of binding %u: a %u-byte load at byte offset %u "
+             "(index %u of %u-byte elements)%s, where the binding holds %u bytes of data",
+             d->pipe->name, d->pipe->overridden ? " (override)" : "", s->binding, s->bytes,
+             offset, offset / s->bytes, s->bytes, where, limit);
+}
+
+void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const uint64_t *at)
+{
+    for (int i = 0; i < n; i++) {
+        const q4spv_map *map = d[i].pipe->probe_map;
+        if (!map || at[i] == UINT64_MAX)
+            continue;
+        const uint32_t *slots = ctx->probe_ptr + at[i] / 4;
+        if (ctx->probes.dispatched)
+            ctx->probes.dispatched(ctx->probes.user, d[i].pipe->name, d[i].pipe->overridden, map,
+                                   slots);
+        uint32_t offset;
+        int site = q4spv_probe_first_oob(map, slots, &offset);
+        if (site >= 0 && !ctx->oob[0])
+            oob_message(ctx, &d[i], slots, site, offset);
+    }
+}
+
+bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size)
+{
+    if (!ctx || !ctx->oob[0])
+        return false;
+    if (msg && size)
+        snprintf(msg, size, "%s", ctx->oob);
+    ctx->oob[0] = '\0';
+    return true;
+}

@@ -1,0 +1,178 @@
+/* test_gpu_probes.c: the probes on a device (q4vk_options.probes, spirv/ pass).
+ * - A kernel that reads one vec4 past its input (test_oob_read, shift 1) is reported
+ *   by q4vk_take_oob, naming the binding, the first offending index and the line;
+ *   the same kernel in bounds (shift 0), and adamw_step, are not.
+ * - adamw_step gives bit-identical results with and without probes, and coverage
+ *   sees the tail block run only when numel is not a multiple of 4. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_test_util.h"
+#include "q4vk.h"
+
+extern const q4vk_kernel q4vk_test_kernels[];
+extern const int q4vk_test_kernels_count;
+
+static q4vk_context *plain, *probed;
+
+/* What the coverage hook saw: blocks hit in the last adamw_step dispatch. */
+static int adamw_dispatches;
+static uint32_t adamw_blocks_hit, adamw_blocks;
+
+static void on_dispatch(void *user, const char *kernel, bool overridden, const q4spv_map *map,
+                        const uint32_t *slots)
+{
+    (void)user;
+    ck_assert(!overridden);
+    if (strcmp(kernel, "adamw_step"))
+        return;
+    adamw_dispatches++;
+    adamw_blocks = map->n_blocks;
+    adamw_blocks_hit = 0;
+    for (uint32_t b = 0; b < map->n_blocks; b++)
+        adamw_blocks_hit += slots[b] != 0;
+}
+
+static const q4vk_kernel *test_kernel(const char *name)
+{
+    for (int i = 0; i < q4vk_test_kernels_count; i++)
+        if (!strcmp(q4vk_test_kernels[i].name, name))
+            return &q4vk_test_kernels[i];
+    ck_abort_msg("no test kernel %s", name);
+    return NULL;
+}
+
+/* Runs test_oob_read over n vec4s with `shift`; returns whether an OOB was taken. */
+static bool oob_run(uint32_t n, uint32_t shift, char *msg, size_t size)
+{
+    float *src = calloc(4 * n, sizeof *src);
+    for (uint32_t i = 0; i < 4 * n; i++)
+        src[i] = (float)i;
+    q4vk_buffer *in = dev_buf(probed, src, 16 * (size_t)n);
+    q4vk_buffer *out = dev_buf(probed, NULL, 16 * (size_t)n);
+    /* The guard words after the data are in the binding (range 0 = to the end), as
+     * after a tensor in the harness: only the data size tells them apart. */
+    q4vk_buffer_set_data_bytes(in, 16 * (size_t)n);
+    q4vk_buffer_set_data_bytes(out, 16 * (size_t)n);
+    q4vk_pipeline *p;
+    CK_OK(q4vk_pipeline_get(probed, test_kernel("test_oob_read"), NULL, &p, &err_));
+    uint32_t push[2] = { n, shift };
+    q4vk_dispatch d = { .pipe = p, .push = push, .groups = { (n + 63) / 64, 1, 1 } };
+    d.bind[0] = (q4vk_binding){ in, 0, 0 };
+    d.bind[1] = (q4vk_binding){ out, 0, 0 };
+    CK_OK(q4vk_run(probed, &d, 1, NULL, &err_));
+    float *got = malloc(16 * (size_t)n);
+    CK_OK(q4vk_download(probed, out, 0, got, 16 * (size_t)n, &err_));
+    /* Every in-bounds element arrived (the probes change nothing else). */
+    for (uint32_t i = 0; i + shift < n; i++)
+        ck_assert_float_eq(got[4 * i], (float)(4 * (i + shift)));
+    bool oob = q4vk_take_oob(probed, msg, size);
+    q4vk_buffer_destroy(probed, in);
+    q4vk_buffer_destroy(probed, out);
+    free(got);
+    free(src);
+    return oob;
+}
+
+START_TEST(oob_read_is_reported)
+{
+    char msg[Q4_MSG_MAX];
+    ck_assert(oob_run(100, 1, msg, sizeof msg));
+    ck_assert_msg(strstr(msg, "kernel test_oob_read read past the data of binding 0"), "%s",
+                  msg);
+    ck_assert_msg(strstr(msg, "byte offset 1600 (index 100 of 16-byte elements)"), "%s", msg);
+    ck_assert_msg(strstr(msg, "at test_oob_read.comp:17"), "%s", msg);
+    ck_assert_msg(strstr(msg, "holds 1600 bytes"), "%s", msg);
+    /* Taken: the record is cleared. */
+    ck_assert(!q4vk_take_oob(probed, msg, sizeof msg));
+}
+END_TEST
+
+START_TEST(in_bounds_read_is_not_reported)
+{
+    char msg[Q4_MSG_MAX] = "";
+    ck_assert_msg(!oob_run(100, 0, msg, sizeof msg), "%s", msg);
+    ck_assert_msg(!oob_run(1, 0, msg, sizeof msg), "%s", msg);
+}
+END_TEST
+
+/* adamw_step on ctx over numel elements; param, m, v come back in out[0..2]. */
+static void adamw_run(q4vk_context *ctx, int64_t numel, float *out[3])
+{
+    size_t bytes = (size_t)numel * 4;
+    float *host = malloc(bytes);
+    q4vk_buffer *b[4];
+    rng_seed(7);
+    for (int t = 0; t < 4; t++) {
+        for (int64_t i = 0; i < numel; i++)
+            host[i] = t == 3 ? rng_uniform(0.0f, 1e-3f) : rng_uniform(-1.0f, 1.0f);
+        b[t] = dev_buf(ctx, host, bytes);
+        q4vk_buffer_set_data_bytes(b[t], bytes);
+    }
+    q4vk_adamw_args a = { .param = b[0], .grad = b[1], .m = b[2], .v = b[3], .numel = numel,
+                          .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
+                          .wd = 0.01f, .bc1 = 0.1f, .bc2 = 0.001f };
+    CK_OK(q4vk_adamw_step(ctx, &a, NULL, &err_));
+    int k = 0;
+    for (int t = 0; t < 4; t++) {
+        if (t != 1) {
+            out[k] = malloc(bytes);
+            dev_get(ctx, b[t], out[k++], bytes, "adamw output");
+        }
+        q4vk_buffer_destroy(ctx, b[t]);
+    }
+    free(host);
+}
+
+START_TEST(bit_identical_and_tail_coverage)
+{
+    uint32_t hit_tail = 0, hit_whole = 0;
+    static const int64_t sizes[2] = { 1001, 1000 };
+    for (int s = 0; s < 2; s++) {
+        float *want[3], *got[3];
+        adamw_run(plain, sizes[s], want);
+        adamw_dispatches = 0;
+        adamw_run(probed, sizes[s], got);
+        ck_assert_int_eq(adamw_dispatches, 1);
+        for (int t = 0; t < 3; t++) {
+            ck_assert_msg(!memcmp(want[t], got[t], (size_t)sizes[s] * 4),
+                          "numel %lld: output %d differs with probes", (long long)sizes[s], t);
+            free(want[t]);
+            free(got[t]);
+        }
+        char msg[Q4_MSG_MAX] = "";
+        ck_assert_msg(!q4vk_take_oob(probed, msg, sizeof msg), "%s", msg);
+        *(s == 0 ? &hit_tail : &hit_whole) = adamw_blocks_hit;
+    }
+    /* numel 1000 has no tail: the blocks of the scalar loop do not run. */
+    ck_assert_uint_gt(hit_whole, 2);
+    ck_assert_uint_gt(hit_tail, hit_whole);
+    ck_assert_uint_le(hit_tail, adamw_blocks);
+}
+END_TEST
+
+int main(void)
+{
+    int rc = gpu_test_open(&plain);
+    if (rc)
+        return rc;
+    q4vk_options opt = { .probes = { .coverage = true, .bounds = true,
+                                     .dispatched = on_dispatch } };
+    q4_error err = { 0 };
+    if (q4vk_create(&opt, &probed, &err) != Q4_OK) {
+        fprintf(stderr, "q4vk_create with probes failed: %s\n", err.msg);
+        q4vk_destroy(plain);
+        return 1;
+    }
+    Suite *s = suite_create("probes");
+    ADD(s, oob_read_is_reported);
+    ADD(s, in_bounds_read_is_not_reported);
+    ADD(s, bit_identical_and_tail_coverage);
+    SRunner *sr = srunner_create(s);
+    rc = gpu_test_run(sr, plain);
+    q4vk_destroy(probed);
+    return rc;
+}
