@@ -50,6 +50,10 @@ static const char usage[] =
     "                       arrays (inputs, truth, GPU outputs); docs/dumps.md\n"
     "  --dump all|failing   which cases --dump-dir saves (default failing)\n"
     "  --rerun              replay: run the dumped inputs on the device, judge that\n"
+    "  --bounds-check       probe every kernel's loads: one past its binding's data\n"
+    "                       fails the case, naming the binding, index and line\n"
+    "  --shader-coverage FILE  record the GLSL lines and branches every kernel ran\n"
+    "                       into FILE, an lcov tracefile (genhtml, scripts/coverage)\n"
     "\n"
     "Reports:\n"
     "  --junit FILE         JUnit XML, complete after every case\n"
@@ -169,7 +173,7 @@ static q4_status positional(q4h_cli *cli, const char *arg, q4_error *err)
 enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SHARD,
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
-       OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN };
+       OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK };
 
 typedef struct option_def {
     const char *name;
@@ -193,6 +197,8 @@ static const option_def opts[] = {
     { "dump-dir", 1, OPT_DUMP },
     { "dump", 1, OPT_DUMP_WHICH },
     { "rerun", 0, OPT_RERUN },
+    { "shader-coverage", 1, OPT_SHADER_COVERAGE },
+    { "bounds-check", 0, OPT_BOUNDS_CHECK },
     { "kernel", 1, OPT_KERNEL },
     { "inject-fault", 1, OPT_FAULT },
     { "reps", 1, OPT_REPS },
@@ -283,6 +289,8 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
         cli->dump_all = !strcmp(value, "all");
         break;
     case OPT_RERUN: cli->rerun = 1; break;
+    case OPT_SHADER_COVERAGE: cli->shader_coverage = value; break;
+    case OPT_BOUNDS_CHECK: cli->bounds_check = 1; break;
     case OPT_BASELINE: cli->baseline = value; break;
     case OPT_FAULT: return parse_fault(value, &cli->faults, err);
     case OPT_HELP: cli->help = 1; break;

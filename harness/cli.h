@@ -28,6 +28,8 @@ typedef struct q4h_cli {
     int dump_all, rerun;            /* --dump=all; replay --rerun */
     double timeout_s;
     const char *junit, *json, *dump_dir, *baseline;
+    const char *shader_coverage;    /* --shader-coverage FILE.info */
+    int bounds_check;               /* --bounds-check */
     const char *kernel_args[Q4H_MAX_LIST];  /* OP=FILE.spv, resolved by the caller */
     size_t n_kernels;
     q4vk_faults faults;

@@ -31,6 +31,8 @@ q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t g
         memcpy(guard + i, &w, 4); /* bytes may not be 4-aligned: no direct store */
     }
     st = q4vk_buffer_create(ctx, total, out, err);
+    if (st == Q4_OK) /* the guard words are not data: --bounds-check flags a load of them */
+        q4vk_buffer_set_data_bytes(*out, bytes);
     if (st == Q4_OK)
         st = q4vk_upload(ctx, *out, 0, host, total, err);
     if (st != Q4_OK && *out) {

@@ -15,6 +15,7 @@
 #include "replay.h"
 #include "runner.h"
 #include "select.h"
+#include "shader_coverage.h"
 #include "stop.h"
 
 #define EXIT_USAGE 2
@@ -227,6 +228,8 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --strict");
     if (cli->validation)
         ADD(" --validation");
+    if (cli->bounds_check)
+        ADD(" --bounds-check");
 #undef ADD
 }
 
@@ -248,6 +251,14 @@ static int cmd_run(const q4h_cli *cli)
         free(cases);
         return fail_usage(&err);
     }
+    q4h_shcov *shcov = NULL;
+    if ((cli->shader_coverage || cli->bounds_check) &&
+        q4h_shcov_create(overrides, (int)cli->n_kernels, cli->shader_coverage != NULL,
+                         cli->bounds_check != 0, &shcov, &err) != Q4_OK) {
+        q4h_overrides_free(overrides, cli->n_kernels);
+        free(cases);
+        return fail_usage(&err);
+    }
     repro_flags(cli, repro, sizeof repro);
     q4h_run_options opt = {
         .vk = { .device = cli->device, .validation = cli->validation != 0,
@@ -258,6 +269,8 @@ static int cmd_run(const q4h_cli *cli)
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
     };
+    if (shcov)
+        opt.vk.probes = q4h_shcov_probes(shcov);
     s.planned = n;
     s.console = q4_console_new(stdout, n, cli->strict);
     q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result };
@@ -294,9 +307,14 @@ static int cmd_run(const q4h_cli *cli)
         fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
     if (s.report_error)
         q4_console_set_outcome(s.console, "ERROR", "a report could not be written");
+    if (st == Q4_OK && cli->shader_coverage &&
+        q4h_shcov_write(shcov, cli->shader_coverage, &err) != Q4_OK && !s.report_error++)
+        fprintf(stderr, "q4cts: %s\n", err.msg);
     if (st == Q4_OK) {
         q4_console_summary(s.console);
         rc = q4_console_not_ok(s.console) ? 1 : 0;
+        if (cli->shader_coverage)
+            q4h_shcov_print(shcov, stdout);
     }
     if (st == Q4_OK && (cli->junit || cli->json) && !s.report_error)
         printf("reports: %s%s%s\n", cli->junit ? cli->junit : "", cli->junit && cli->json ? ", " : "",
@@ -306,6 +324,7 @@ static int cmd_run(const q4h_cli *cli)
     if (stopped)
         rc = 128 + stopped;   /* as a shell reports a command a signal ended: 130, 143 */
     q4_console_free(s.console);
+    q4h_shcov_free(shcov);
     q4h_overrides_free(overrides, cli->n_kernels);
     free(cases);
     return rc;

@@ -1,19 +1,22 @@
 # expect_fail.cmake: runs q4cts with one mutated kernel and passes only if q4cts
 # exits 1 and reports the case named by the mutation's "expect:" line as failing
-# (Fail, or QualityWarning, which --strict fails). "filter:" selects the cases.
+# (Fail, or QualityWarning, which --strict fails). "filter:" selects the cases;
+# optional "flags:" are added to the command line (e.g. --bounds-check) and an
+# optional "message:" must appear in the output.
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake
 file(READ ${MUT} raw)
 string(REPLACE ";" "<semicolon>" raw "${raw}")
 string(REPLACE "\n" ";" lines "${raw}")
 foreach(line IN LISTS lines)
-  if(line MATCHES "^(kernel|filter|expect): *(.+)$")
+  if(line MATCHES "^(kernel|filter|expect|flags|message): *(.+)$")
     set(${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
   endif()
 endforeach()
 if(NOT kernel OR NOT filter OR NOT expect)
   message(FATAL_ERROR "${MUT}: needs kernel:, filter: and expect: lines")
 endif()
-execute_process(COMMAND ${Q4CTS} run --strict --kernel ${kernel}=${SPV} --filter ${filter}
+separate_arguments(flags UNIX_COMMAND "${flags}")
+execute_process(COMMAND ${Q4CTS} run --strict --kernel ${kernel}=${SPV} --filter ${filter} ${flags}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE errout)
 message("${out}${errout}")
 if("${out}${errout}" MATCHES "no Vulkan device found")
@@ -25,4 +28,7 @@ endif()
 string(REPLACE "." "\\." expect_re "${expect}")
 if(NOT out MATCHES "(Fail|QualityWarning) +${expect_re}")
   message(FATAL_ERROR "expected ${expect} to be reported as failing")
+endif()
+if(message AND NOT "${out}" MATCHES "${message}")
+  message(FATAL_ERROR "expected the output to say: ${message}")
 endif()
