@@ -28,6 +28,8 @@
 #include "q4report.h"
 
 #define EXIT_USAGE 2
+/* More elements than any case has, and few enough that sizes in bytes never overflow. */
+#define MAX_ELEMENTS (INT64_C(1) << 40)
 
 static void shape_text(int ndim, const int64_t *shape, char *buf, size_t size)
 {
@@ -77,8 +79,11 @@ static q4_status load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outpu
         const q4h_dump_output *d = &m->outputs[k];
         /* rows: every dimension but the last (leading dims of an activation too) */
         int64_t rows = 1, cols = d->ndim ? d->shape[d->ndim - 1] : 1;
-        for (int i = 0; i + 1 < d->ndim; i++)
-            rows *= d->shape[i];
+        for (int i = 0; i + 1 < d->ndim && rows <= MAX_ELEMENTS; i++)
+            rows *= d->shape[i] <= MAX_ELEMENTS ? d->shape[i] : MAX_ELEMENTS + 1;
+        if (rows > MAX_ELEMENTS || cols > MAX_ELEMENTS || rows * cols > MAX_ELEMENTS)
+            return q4_fail(err, Q4_ERR_ARG, "%s: output %s has more than 2^40 elements", dir,
+                           d->name);
         q4h_output *o;
         if (!d->has_got)
             return q4_fail(err, Q4_ERR_ARG, "%s holds no GPU result for output %s (the case "

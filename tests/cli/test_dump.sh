@@ -127,6 +127,9 @@ corrupt noname && sed -i '0,/"name": "q4cts[^"]*"/s//"name": 7/' bad/noname/case
 expect 2 'case.json: name must be a string' -- "$q4cts" replay bad/noname
 corrupt badcase && sed -i 's/m1_n4_k16_g16_b1/m1_n5_k16_g16_b1/' bad/badcase/case.json
 expect 2 'N = 5 must be a multiple of 4' -- "$q4cts" replay bad/badcase
+corrupt huge && "$python" -c "import json; p = 'bad/huge/case.json'; c = json.load(open(p))
+c['outputs'][0]['shape'] = [2**62, 2**62]; json.dump(c, open(p, 'w'))"
+expect 2 'output y has more than 2\^40 elements' -- "$q4cts" replay bad/huge
 corrupt input && "$python" -c "import numpy as np; np.save('bad/input/x.npy', np.zeros((2, 16), np.float32))"
 expect 2 'x.npy has shape \(2, 16\); expected \(1, 16\)' -- "$q4cts" replay --rerun bad/input
 # A --dump-dir with one bad case among good ones: the good ones are judged, exit 2.
