@@ -167,6 +167,10 @@ static q4_status check_bytes(const char *shown, size_t lineno, const char *text,
                              q4_error *err)
 {
     char echo[Q4_ECHO_MAX];
+    if (strlen(p) > Q4_CASE_GLOB_MAX)
+        return q4_fail(err, Q4_ERR_ARG, "%s:%zu: '%s' is %zu bytes; a name or glob is at most "
+                       "%d", shown, lineno, q4_echo(p, echo, sizeof echo), strlen(p),
+                       Q4_CASE_GLOB_MAX);
     for (const char *q = p; *q; q++) {
         unsigned char ch = (unsigned char)*q;
         if (ch == ' ' || ch == '\t')

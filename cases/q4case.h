@@ -77,7 +77,9 @@ q4_status q4_case_all(q4_case **out, size_t *count, q4_error *err);
 /* Case lists: plain text, one name or glob (fnmatch) per line, '#' comments, blank lines ignored.
    Selects from q4_case_all() every case matching any line; a line that is a full well-formed name
    that matches no generated case is parsed and added (custom shapes). A line that matches nothing
-   and is not a well-formed name is an error naming file:line. */
+   and is not a well-formed name is an error naming file:line. Lines are printable ASCII of at
+   most Q4_CASE_GLOB_MAX bytes (a leading UTF-8 byte-order mark is skipped). */
+#define Q4_CASE_GLOB_MAX (2 * Q4_CASE_NAME_MAX)   /* so a message quoting one keeps its reason */
 q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4_error *err);
 void q4_caselist_free(char **patterns, size_t count);
 

@@ -149,6 +149,9 @@ static q4_status push_glob(const char **list, size_t *n, const char *flag, const
                            q4_error *err)
 {
     char shown[Q4_ECHO_MAX];
+    if (strlen(v) > Q4_CASE_GLOB_MAX)
+        return q4_fail(err, Q4_ERR_ARG, "%s '%s' is %zu bytes; a name or glob is at most %d",
+                       flag, SHOWN(v), strlen(v), Q4_CASE_GLOB_MAX);
     for (const char *q = v; *q; q++)
         if ((unsigned char)*q < 0x21 || (unsigned char)*q >= 0x7F)
             return q4_fail(err, Q4_ERR_ARG, "%s '%s' has the byte 0x%02X; case names and globs "

@@ -69,7 +69,9 @@ q4_status q4h_overrides_load(const char *const *args, size_t n, q4h_override **o
         const char *eq = strchr(args[i], '=');
         char name[128];
         if (!eq || eq == args[i] || !eq[1] || (size_t)(eq - args[i]) >= sizeof name) {
-            st = q4_fail(err, Q4_ERR_ARG, "--kernel expects OP=FILE.spv, got '%s'", args[i]);
+            char shown[Q4_ECHO_MAX];
+            st = q4_fail(err, Q4_ERR_ARG, "--kernel expects OP=FILE.spv, got '%s'",
+                         q4_echo(args[i], shown, sizeof shown));
             break;
         }
         memcpy(name, args[i], (size_t)(eq - args[i]));

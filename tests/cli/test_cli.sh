@@ -93,6 +93,10 @@ if [ "$mode" = usage ]; then
   expect 2 "cannot open case list 'longlong.*\.\.\..*longlong/c\.txt': File name too long" -- "$q4cts" list --caselist "$long/c.txt"
   expect 2 'cannot read the baseline longlong.*: File name too long' -- "$q4cts" perf --baseline "$long"
   expect 2 'cannot read longlong.*: File name too long' -- "$q4cts" run --kernel "adamw_step=$long"
+  expect 2 "--filter 'q4cts.adamw_step.longlong.*\\.\\.\\..*longlong' is 3217 bytes; a name or glob is at most 256" -- "$q4cts" list --filter "q4cts.adamw_step.$long"
+  printf 'q4cts.adamw_step.%s\n' "$long" >longline.txt
+  expect 2 "longline.txt:1: 'q4cts.adamw_step.longlong.*' is 3217 bytes; a name or glob is at most 256" -- "$q4cts" list --caselist longline.txt
+  expect 2 "--kernel expects OP=FILE.spv, got 'adamw_steplonglong.*\\.\\.\\..*longlong'" -- "$q4cts" run --kernel "adamw_step$long"
   # Output that cannot be written is an error, not a silent exit 0.
   expect 2 'cannot write to standard output: No space left on device' -- bash -c "'$q4cts' list >/dev/full"
   # Shards are disjoint and their union is the whole list.
