@@ -21,6 +21,7 @@ static const char *const generated[] = {
     "q4cts.dequantize.tile_aligned.n64_k256_g64",
     "q4cts.dequantize.grouped.n32_k128_g32",
     "q4cts.dequantize.grouped.n48_k64_g4",
+    "q4cts.dequantize.grouped.n24_k64_g16",
     "q4cts.dequantize.grouped.n16_k96_g12",
     "q4cts.dequantize.odd_n4.n12_k32_g32",
     "q4cts.dequantize.odd_n4.n4_k16_g16",

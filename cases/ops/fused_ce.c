@@ -32,6 +32,7 @@ static const char *const generated[] = {
     "q4cts.fused_ce.unaligned_v.r4_v1001_p0",
     "q4cts.fused_ce.unaligned_v.r3_v7_p0",
     "q4cts.fused_ce.unaligned_v.r8_v130_p25",
+    "q4cts.fused_ce.unaligned_v.r8_v131_p50",
     "q4cts.fused_ce.large_vocab.r4_v128256_p0",
     "q4cts.fused_ce.large_vocab.r4_v128256_p25",
     "q4cts.fused_ce.large_vocab.r2_v50257_p0",

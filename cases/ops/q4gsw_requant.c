@@ -36,6 +36,7 @@ static const char *const generated[] = {
     "q4cts.q4gsw_requant.grouped.n16_k96_g12",
     "q4cts.q4gsw_requant.odd_n4.n12_k32_g32",
     "q4cts.q4gsw_requant.odd_n4.n4_k16_g16",
+    "q4cts.q4gsw_requant.odd_n4.n12_k36_g12",
     "q4cts.q4gsw_requant.odd_n4.n20_k128_g32",
     "q4cts.q4gsw_requant.zero_scales.n16_k64_g16",
     "q4cts.q4gsw_requant.zero_scales.n12_k32_g32",
