@@ -2,8 +2,8 @@
 # exits 1 and reports the case named by the mutation's "expect:" line as failing
 # (Fail, or QualityWarning, which --strict fails). "filter:" selects the cases;
 # optional "flags:" are added to the command line (e.g. --bounds-check) and an
-# optional "message:" must appear in the output.
-# an optional "limits:" line runs them with the device limits lowered for tests
+# optional "message:" must appear in the output; an optional "limits:" line runs
+# them with the device limits lowered for tests
 # (Q4CTS_TEST_LIMITS, docs/ENGINEERING.md), for bugs on paths only a small device takes.
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake
 file(READ ${MUT} raw)
