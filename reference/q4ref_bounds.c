@@ -326,8 +326,15 @@ void q4ref_ce_row_bound(const float *x, int64_t V, int32_t l, float n_valid,
     }
     sum_abs = S.v + S.e;
     S.e += q4ref_gamma(V - 1) * sum_abs + (double)V * TINY;
-    /* the envelope's sum: random u sqrt(V-1) S, second order and flushes systematic */
+    /* the envelope's sum: random u sqrt(V-1) S, second order and flushes systematic.
+     * And a term below the ULP of the partial sum it joins (<= 2u S) is not rounded at
+     * random: it is lost or doubled, and exps, dense near 0, are lost more often than
+     * doubled - a sequential fp32 sum of V = 128256 of them is biased by about
+     * u sqrt(V) 4 - so such terms count whole, as systematic. */
     S.a += second_order(V - 1) * sum_abs + (double)V * TINY;
+    for (int64_t j = 0; j < V; j++)
+        if (dv[j] < 2 * U * sum_abs)
+            S.a += dv[j];
     S.q = qadd(sqrt(q2), U * sqrt((double)(V - 1)) * (S.v + S.a));
 
     logS = ev_log(S);
