@@ -63,6 +63,12 @@ typedef struct q4c_class {
 /* fused_ce: rows masked for R rows at p percent, rounded half up: (R*p + 50) / 100. */
 static inline int64_t q4c_ce_masked_rows(int64_t r, int p) { return (r * p + 50) / 100; }
 
+/* The value classes every op with scales has: one scale out of contract (SPEC §1). */
+#define Q4C_CLASSES_BAD_SCALES                                                              \
+    {"scale_denormal", "out of contract: one scale denormal; the name is an error (exit 2)", 1}, \
+    {"scale_inf", "out of contract: one scale +-Inf; the name is an error (exit 2)", 1},         \
+    {"scale_nan", "out of contract: one scale NaN; the name is an error (exit 2)", 1}
+
 /* ---------------- the op descriptor ---------------- */
 
 /* The parameter tokens of a name, by key letter (case_name.c). */
@@ -152,6 +158,7 @@ typedef enum q4c_scale_mode {
     Q4C_SCALES_ZERO,     /* a quarter +0 or -0 (scales[0] = +0, scales[1] = -0) */
     Q4C_SCALES_TINY,     /* a quarter (1 + m/8) * 2^-126 (scales[0] always) */
     Q4C_SCALES_WIDE,     /* 24-bit significands, e in [-40, 20] */
+    Q4C_SCALES_TINY_WIDE, /* 24-bit significands, e in [-126, -100] */
     Q4C_SCALES_ALL_ZERO, /* every scale +0 or -0 */
 } q4c_scale_mode;
 void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode);
@@ -170,7 +177,18 @@ void *q4c_alloc(int64_t count, size_t elem, const char *what, const q4_case *c, 
 
 /* The weight inputs of dequantize and the linear ops: scales (by mode), codes, W_4X8. */
 q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, q4_error *err);
-/* The scale mode of the shared classes ("wide", "all_zero_scales"), else NORMAL. */
+/* The scale mode of the shared classes ("wide", "tiny", "all_zero_scales"), else NORMAL. */
 q4c_scale_mode q4c_scale_mode_of(const q4_case *c);
+/* The bad-scale classes: one scale (seeded position) made denormal, +-Inf or NaN. */
+void q4c_spoil_scales(const q4_case *c, float *s, int64_t n);
+/* An activation-like tensor (x, dout, bias) by class: ordinary [-1, 1) with 23
+ * fraction bits; wide: 24-bit significands, 2^-30..2^30; tiny: 24-bit significands,
+ * 2^-40..2^-20 (with tiny scales, products below 2^-126: the bounds' absolute term). */
+void q4c_fill_act(const q4_case *c, const char *tensor, float *a, int64_t n);
+/* The activation-like classes' rows of classes[]. */
+#define Q4C_CLASSES_WIDE_TINY(what)                                                          \
+    {"wide", "24-bit significands over wide exponents: scales 2^-40..2^20, " what " 2^-30..2^30", 0}, \
+    {"tiny", "24-bit significands, tiny: scales 2^-126..2^-100, " what " 2^-40..2^-20; products " \
+             "below 2^-126 stress the bounds' absolute term", 0}
 
 #endif

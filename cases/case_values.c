@@ -50,8 +50,9 @@ static float scale_value(uint64_t r, int pow2_only, int emin)
 
 void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode)
 {
-    if (mode == Q4C_SCALES_WIDE) {
-        q4c_fill_wide(g, s, n, -40, 20);
+    if (mode == Q4C_SCALES_WIDE || mode == Q4C_SCALES_TINY_WIDE) {
+        q4c_fill_wide(g, s, n, mode == Q4C_SCALES_WIDE ? -40 : -126,
+                      mode == Q4C_SCALES_WIDE ? 20 : -100);
         return;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -95,12 +96,35 @@ q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, 
     Q4C_ALLOC(in, w4x8, q4_w4x8_words(N, K), "W_4X8 weights");
     for (int64_t i = 0; i < N * K; i++) in->codes[i] = (uint8_t)(q4c_next(&g) >> 60);
     q4_w4x8_pack(in->codes, N, K, in->w4x8);
+    q4c_spoil_scales(c, in->scales, ns);
     return Q4_OK;
+}
+
+void q4c_spoil_scales(const q4_case *c, float *s, int64_t n)
+{
+    uint32_t bits;
+    if (q4c_values_is(c, "scale_denormal")) bits = 0x00400000u;       /* 2^-127 */
+    else if (q4c_values_is(c, "scale_inf")) bits = 0xff800000u;       /* -Inf */
+    else if (q4c_values_is(c, "scale_nan")) bits = 0x7fc00000u;
+    else return;
+    q4c_rng g = q4c_stream(c, "bad");
+    s[q4c_below(&g, (uint64_t)n)] = q4c_from_bits(bits);
+}
+
+void q4c_fill_act(const q4_case *c, const char *tensor, float *a, int64_t n)
+{
+    if (q4c_values_is(c, "wide"))
+        q4c_fill_wide(q4c_stream(c, tensor), a, n, -30, 30);
+    else if (q4c_values_is(c, "tiny"))
+        q4c_fill_wide(q4c_stream(c, tensor), a, n, -40, -20);
+    else
+        q4c_fill_sym(q4c_stream(c, tensor), a, n, 1 << 23, 23);
 }
 
 q4c_scale_mode q4c_scale_mode_of(const q4_case *c)
 {
     if (q4c_values_is(c, "wide")) return Q4C_SCALES_WIDE;
+    if (q4c_values_is(c, "tiny")) return Q4C_SCALES_TINY_WIDE;
     if (q4c_values_is(c, "all_zero_scales")) return Q4C_SCALES_ALL_ZERO;
     return Q4C_SCALES_NORMAL;
 }

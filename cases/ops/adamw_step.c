@@ -14,6 +14,8 @@ static const q4c_family families[] = {
 
 static const q4c_class classes[] = {
     {"ordinary", "torch defaults (lr 1e-3); param [-1, 1), grad [-0.1, 0.1), m [-0.01, 0.01), v [0, 1e-4)", 0},
+    {"lr0", "lr = 0: params must come back bit for bit", 0},
+    {"zero_grad", "every gradient 0 and every v 0 (v stays 0: sqrt(0) + eps), half the m 0", 0},
     {NULL, NULL, 0},
 };
 
@@ -30,6 +32,14 @@ static const char *const generated[] = {
     "q4cts.adamw_step.large.n1048576_t50_w1",
     "q4cts.adamw_step.large.n1048573_t7_w0",
     "q4cts.adamw_step.custom.n4100_t2_w1",
+    "q4cts.adamw_step.late_step.n1000_t1099511627776_w1",   /* t = 2^40, the largest */
+    /* value classes */
+    "q4cts.adamw_step.custom.n4100_t2_w1.lr0",
+    "q4cts.adamw_step.unaligned.n1023_t5_w1.lr0",
+    "q4cts.adamw_step.late_step.n1024_t10000_w0.lr0",
+    "q4cts.adamw_step.wd_on.n1024_t1_w1.zero_grad",
+    "q4cts.adamw_step.unaligned.n7_t3_w0.zero_grad",
+    "q4cts.adamw_step.late_step.n1000_t1000000_w1.zero_grad",
     NULL,
 };
 
@@ -104,6 +114,14 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
         in->v[i] = q4c_exact(q4c_range(&g, 0, 13743895), -37);
     adamw_hyper(c->step, c->wd, &in->lr, &in->beta1, &in->beta2, &in->eps, &in->wd, &in->bc1,
                 &in->bc2);
+    if (q4c_values_is(c, "lr0"))
+        in->lr = 0.0f;
+    if (q4c_values_is(c, "zero_grad"))
+        for (int64_t i = 0; i < n; i++) {
+            in->grad[i] = 0.0f;
+            in->v[i] = 0.0f;
+            if (i % 2) in->m[i] = 0.0f;
+        }
     return Q4_OK;
 }
 

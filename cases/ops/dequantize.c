@@ -13,6 +13,9 @@ static const q4c_family families[] = {
 
 static const q4c_class classes[] = {
     {"ordinary", "4-bit-significand scales +-(1 + m/8) * 2^e, e in [-8, -3]", 0},
+    {"wide", "24-bit-significand scales, 2^-40..2^20", 0},
+    {"tiny", "24-bit-significand scales, 2^-126..2^-100 (still normal)", 0},
+    Q4C_CLASSES_BAD_SCALES,
     {NULL, NULL, 0},
 };
 
@@ -29,6 +32,10 @@ static const char *const generated[] = {
     "q4cts.dequantize.large.n4096_k1024_g128",
     "q4cts.dequantize.large.n2052_k512_g32",
     "q4cts.dequantize.custom.n44_k96_g32",
+    /* value classes */
+    "q4cts.dequantize.grouped.n16_k96_g12.wide",
+    "q4cts.dequantize.odd_n4.n20_k128_g32.wide",
+    "q4cts.dequantize.custom.n44_k96_g32.tiny",
     NULL,
 };
 

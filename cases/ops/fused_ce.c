@@ -17,6 +17,15 @@ static const q4c_family families[] = {
 
 static const q4c_class classes[] = {
     {"ordinary", "logits in [-10, 10) with 20 fraction bits; labels uniform; masked rows -100", 0},
+    {"big_logits", "logits in [-100, 100) with 24-bit significands: exp overflows without the "
+                   "max shift", 0},
+    {"edge_labels", "labels alternate 0 and V-1 (the first and last class)", 0},
+    {"ignore_values", "masked rows cycle through the ignore values -1, -100 and INT32_MIN", 0},
+    {"label_v", "out of contract: one label = V; the name is an error (exit 2)", 1},
+    {"n_valid_zero", "out of contract: n_valid = 0; the name is an error (exit 2)", 1},
+    {"n_valid_negative", "out of contract: n_valid = -1; the name is an error (exit 2)", 1},
+    {"n_valid_nan", "out of contract: n_valid NaN; the name is an error (exit 2)", 1},
+    {"n_valid_inf", "out of contract: n_valid +Inf; the name is an error (exit 2)", 1},
     {NULL, NULL, 0},
 };
 
@@ -40,6 +49,18 @@ static const char *const generated[] = {
     "q4cts.fused_ce.many_rows.r4096_v64_p10",
     "q4cts.fused_ce.many_rows.r65537_v12_p5",
     "q4cts.fused_ce.custom.r2_v32000_p0",
+    /* value classes */
+    "q4cts.fused_ce.basic.r16_v1000_p0.big_logits",
+    "q4cts.fused_ce.unaligned_v.r3_v7_p0.big_logits",
+    "q4cts.fused_ce.large_vocab.r2_v50257_p0.big_logits",
+    "q4cts.fused_ce.masked.r8_v256_p25.big_logits",
+    "q4cts.fused_ce.basic.r4_v128_p0.edge_labels",
+    "q4cts.fused_ce.unaligned_v.r8_v130_p25.edge_labels",
+    "q4cts.fused_ce.custom.r3_v1_p0.edge_labels",
+    "q4cts.fused_ce.masked.r16_v1000_p50.ignore_values",
+    "q4cts.fused_ce.unaligned_v.r9_v13_p50.ignore_values",
+    "q4cts.fused_ce.all_masked.r5_v7_p100.ignore_values",
+    "q4cts.fused_ce.all_masked.r3_v1_p100.ignore_values",
     NULL,
 };
 
@@ -77,9 +98,14 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4_status st;
     Q4C_ALLOC(in, logits, R * V, "logits");
     Q4C_ALLOC(in, labels, R, "labels");
-    q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 10ll << 20, 20);   /* [-10, 10) */
+    if (q4c_values_is(c, "big_logits"))   /* [-100, 100), 17 fraction bits: 24-bit values */
+        q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 100ll << 17, 17);
+    else                                  /* [-10, 10) */
+        q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 10ll << 20, 20);
     q4c_rng g = q4c_stream(c, "labels");
     for (int64_t r = 0; r < R; r++) in->labels[r] = (int32_t)q4c_below(&g, (uint64_t)V);
+    if (q4c_values_is(c, "edge_labels"))
+        for (int64_t r = 0; r < R; r++) in->labels[r] = r % 2 ? (int32_t)(V - 1) : 0;
     /* The masked rows: the first `masked` of a partial Fisher-Yates shuffle. */
     if (!(rows = q4c_alloc(R, sizeof *rows, "row indices", c, &st, err)))
         return st;
@@ -90,9 +116,19 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
         rows[i] = rows[j];
         rows[j] = t;
         in->labels[rows[i]] = Q4_CASE_IGNORE_INDEX;
+        if (q4c_values_is(c, "ignore_values"))   /* every negative label is an ignore index */
+            in->labels[rows[i]] = i % 3 == 0 ? -1 : i % 3 == 1 ? INT32_MIN : -100;
     }
     free(rows);
     in->n_valid = R - masked > 0 ? (float)(R - masked) : 1.0f;
+    if (q4c_values_is(c, "label_v")) {
+        g = q4c_stream(c, "bad");
+        in->labels[q4c_below(&g, (uint64_t)R)] = (int32_t)V;
+    }
+    if (q4c_values_is(c, "n_valid_zero")) in->n_valid = 0.0f;
+    if (q4c_values_is(c, "n_valid_negative")) in->n_valid = -1.0f;
+    if (q4c_values_is(c, "n_valid_nan")) in->n_valid = q4c_from_bits(0x7fc00000u);
+    if (q4c_values_is(c, "n_valid_inf")) in->n_valid = q4c_from_bits(0x7f800000u);
     return Q4_OK;
 }
 

@@ -15,6 +15,9 @@ static const q4c_family families[] = {
 
 static const q4c_class classes[] = {
     {"ordinary", "dout and x in [-1, 1) with 23 fraction bits", 0},
+    {"wide", "dout and x with 24-bit significands, 2^-30..2^30", 0},
+    {"tiny", "dout and x with 24-bit significands, 2^-70..2^-56: products below 2^-126 "
+             "stress the bounds' absolute term", 0},
     {NULL, NULL, 0},
 };
 
@@ -39,6 +42,11 @@ static const char *const generated[] = {
     "q4cts.linear_dW.large.m2048_n64_k64",
     "q4cts.linear_dW.large.m4000_n36_k32",
     "q4cts.linear_dW.custom.m3000_n44_k96",
+    /* value classes */
+    "q4cts.linear_dW.tile_aligned.m64_n64_k64.wide",
+    "q4cts.linear_dW.partial_m.m65_n32_k64.wide",
+    "q4cts.linear_dW.odd_n4.m16_n20_k64.tiny",
+    "q4cts.linear_dW.partial_m.m7_n64_k64.tiny",
     NULL,
 };
 
@@ -68,8 +76,13 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4_status st;
     Q4C_ALLOC(in, dout, c->m * c->n, "dout");
     Q4C_ALLOC(in, x, c->m * c->k, "x");
-    q4c_fill_sym(q4c_stream(c, "dout"), in->dout, c->m * c->n, 1 << 23, 23);
-    q4c_fill_sym(q4c_stream(c, "x"), in->x, c->m * c->k, 1 << 23, 23);
+    if (q4c_values_is(c, "tiny")) {
+        q4c_fill_wide(q4c_stream(c, "dout"), in->dout, c->m * c->n, -70, -56);
+        q4c_fill_wide(q4c_stream(c, "x"), in->x, c->m * c->k, -70, -56);
+    } else {
+        q4c_fill_act(c, "dout", in->dout, c->m * c->n);
+        q4c_fill_act(c, "x", in->x, c->m * c->k);
+    }
     return Q4_OK;
 }
 

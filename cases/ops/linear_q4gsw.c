@@ -19,6 +19,8 @@ static const q4c_family families[] = {
 
 static const q4c_class classes[] = {
     {"ordinary", "x, bias in [-1, 1) with 23 fraction bits; 4-bit-significand scales", 0},
+    Q4C_CLASSES_WIDE_TINY("x and bias"),
+    Q4C_CLASSES_BAD_SCALES,
     {NULL, NULL, 0},
 };
 
@@ -74,6 +76,15 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.large.m1_n4096_k1024_g128",
     "q4cts.linear_q4gsw.large.m2_n2048_k2048_g64",
     "q4cts.linear_q4gsw.custom.m3_n44_k96_g32",
+    /* value classes */
+    "q4cts.linear_q4gsw.custom.m3_n44_k96_g32.wide",
+    "q4cts.linear_q4gsw.grouped.m8_n32_k64_g32.wide",
+    "q4cts.linear_q4gsw.partial_m.m1_n256_k256_g64.wide",
+    "q4cts.linear_q4gsw.tile_aligned.m64_n64_k128_g128.wide",
+    "q4cts.linear_q4gsw.bias.m5_n12_k64_g32_b1.wide",
+    "q4cts.linear_q4gsw.grouped.m24_n32_k96_g12.tiny",
+    "q4cts.linear_q4gsw.partial_m.m1_n16_k32_g32.tiny",
+    "q4cts.linear_q4gsw.bias.m8_n16_k32_g32_b1.tiny",
     NULL,
 };
 
@@ -109,10 +120,10 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4_status st = q4c_make_weight(c, in, q4c_scale_mode_of(c), err);
     if (st) return st;
     Q4C_ALLOC(in, x, c->m * c->k, "x");
-    q4c_fill_sym(q4c_stream(c, "x"), in->x, c->m * c->k, 1 << 23, 23);
+    q4c_fill_act(c, "x", in->x, c->m * c->k);
     if (c->bias) {
         Q4C_ALLOC(in, bias, c->n, "bias");
-        q4c_fill_sym(q4c_stream(c, "bias"), in->bias, c->n, 1 << 23, 23);
+        q4c_fill_act(c, "bias", in->bias, c->n);
     }
     return Q4_OK;
 }

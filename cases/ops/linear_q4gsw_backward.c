@@ -17,6 +17,8 @@ static const q4c_family families[] = {
 
 static const q4c_class classes[] = {
     {"ordinary", "dout in [-1, 1) with 23 fraction bits; 4-bit-significand scales", 0},
+    Q4C_CLASSES_WIDE_TINY("dout"),
+    Q4C_CLASSES_BAD_SCALES,
     {NULL, NULL, 0},
 };
 
@@ -59,6 +61,12 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.large.m128_n1028_k128_g32",
     "q4cts.linear_q4gsw_backward.large.m1_n1024_k4096_g128",
     "q4cts.linear_q4gsw_backward.custom.m3_n44_k96_g32",
+    /* value classes */
+    "q4cts.linear_q4gsw_backward.grouped.m8_n32_k64_g32.wide",
+    "q4cts.linear_q4gsw_backward.partial_m.m1_n256_k256_g64.wide",
+    "q4cts.linear_q4gsw_backward.tile_aligned.m64_n64_k128_g128.wide",
+    "q4cts.linear_q4gsw_backward.partial_m.m3_n32_k64_g32.tiny",
+    "q4cts.linear_q4gsw_backward.odd_n4.m16_n20_k64_g64.tiny",
     NULL,
 };
 
@@ -91,7 +99,7 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4_status st = q4c_make_weight(c, in, q4c_scale_mode_of(c), err);
     if (st) return st;
     Q4C_ALLOC(in, dout, c->m * c->n, "dout");
-    q4c_fill_sym(q4c_stream(c, "dout"), in->dout, c->m * c->n, 1 << 23, 23);
+    q4c_fill_act(c, "dout", in->dout, c->m * c->n);
     return Q4_OK;
 }
 

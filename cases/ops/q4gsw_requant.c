@@ -25,6 +25,13 @@ static const q4c_class classes[] = {
     {"clamp_edges",
      "quotients beyond +-8, exactly at the edges, huge latents, tiny (2^-126) scales whose "
      "quotients overflow to +-Inf", 0},
+    {"wide", "24-bit-significand scales 2^-40..2^20; latents s * u rounded once, u at least "
+             "2^-17 away from a rounding tie", 0},
+    {"overflow", "scales 2^-110..2^-90 (about 1e-30), half the latents 2^90..2^110 (about "
+                 "1e30): fp32 quotients overflow to +-Inf and clamp", 0},
+    {"signed_zeros", "a quarter of the scales +0 or -0, half the latents +0 or -0", 0},
+    {"all_zero_scales", "every scale +0 or -0: every code 8", 0},
+    Q4C_CLASSES_BAD_SCALES,
     {NULL, NULL, 0},
 };
 
@@ -49,6 +56,13 @@ static const char *const generated[] = {
     "q4cts.q4gsw_requant.large.n4096_k1024_g128",
     "q4cts.q4gsw_requant.large.n2052_k512_g32",
     "q4cts.q4gsw_requant.custom.n44_k96_g32",
+    /* value classes */
+    "q4cts.q4gsw_requant.grouped.n32_k128_g32.wide",
+    "q4cts.q4gsw_requant.odd_n4.n20_k128_g32.overflow",
+    "q4cts.q4gsw_requant.custom.n44_k96_g32.signed_zeros",
+    "q4cts.q4gsw_requant.grouped.n48_k64_g4.all_zero_scales",
+    "q4cts.q4gsw_requant.odd_n4.n12_k32_g32.ties",
+    "q4cts.q4gsw_requant.custom.n44_k96_g32.clamp_edges",
     NULL,
 };
 
@@ -71,7 +85,9 @@ static q4_status check(const q4_case *c, q4_error *err)
     return q4_check_weight(c->n, c->k, c->gs, err);
 }
 
-typedef enum latent_mode { LATENT_ORDINARY, LATENT_TIES, LATENT_CLAMP } latent_mode;
+typedef enum latent_mode {
+    LATENT_ORDINARY, LATENT_TIES, LATENT_CLAMP, LATENT_WIDE, LATENT_OVERFLOW, LATENT_ZEROS
+} latent_mode;
 
 /* s * u where both are exact and their significands fit 24 bits together: the IEEE
  * product is exact, hence the same everywhere. */
@@ -93,6 +109,21 @@ static float latent_value(q4c_rng *g, float s, latent_mode mode)
     static const int64_t edges2[] = {-17, 15, -15, 13, 17, -19, 16, -16};   /* 2u: -8.5, 7.5, ... */
     if (s == 0)
         return q4c_exact(q4c_range(g, -(1 << 23), 1 << 23), -23);   /* any value: q = 0 */
+    if (mode == LATENT_ZEROS && (q4c_next(g) & 1))
+        return q4c_signed_zero(q4c_next(g) & 1);
+    if (mode == LATENT_OVERFLOW && (q4c_next(g) & 1)) {
+        float huge;
+        q4c_fill_wide(*g, &huge, 1, 90, 110);
+        q4c_next(g);
+        return huge;   /* |latent / s| >= 2^180: +-Inf in fp32 */
+    }
+    if (mode == LATENT_WIDE || mode == LATENT_OVERFLOW) {
+        /* s * u rounds once (deterministic); u keeps 2^-16 steps off the ties (j + 0.5)
+         * and clamp edges, so the rounded quotient stays 2^-17 away from them */
+        int64_t i = q4c_range(g, -622592, 557056);
+        if ((i & 0xffff) == 0x8000) i++;
+        return s * q4c_exact(i, -16);
+    }
     if (mode == LATENT_TIES && (q4c_next(g) & 1))
         return exact_mul(s, q4c_exact(2 * q4c_range(g, -10, 10) + 1, -1));   /* (j + 0.5) s */
     if (mode == LATENT_CLAMP) {
@@ -124,8 +155,15 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     if (q4c_values_is(c, "zero_scales")) sm = Q4C_SCALES_ZERO;
     if (q4c_values_is(c, "ties")) sm = Q4C_SCALES_POW2, lm = LATENT_TIES;
     if (q4c_values_is(c, "clamp_edges")) sm = Q4C_SCALES_TINY, lm = LATENT_CLAMP;
+    if (q4c_values_is(c, "wide")) lm = LATENT_WIDE;
+    if (q4c_values_is(c, "signed_zeros")) sm = Q4C_SCALES_ZERO, lm = LATENT_ZEROS;
+    if (q4c_values_is(c, "overflow")) sm = Q4C_SCALES_WIDE, lm = LATENT_OVERFLOW;
     Q4C_ALLOC(in, scales, ns, "scales");
-    q4c_fill_scales(q4c_stream(c, "scales"), in->scales, ns, sm);
+    if (lm == LATENT_OVERFLOW)
+        q4c_fill_wide(q4c_stream(c, "scales"), in->scales, ns, -110, -90);
+    else
+        q4c_fill_scales(q4c_stream(c, "scales"), in->scales, ns, sm);
+    q4c_spoil_scales(c, in->scales, ns);
     q4c_rng g = q4c_stream(c, "latent");
     Q4C_ALLOC(in, latent, N * K, "latent");
     for (int64_t n = 0; n < N; n++)

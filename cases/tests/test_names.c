@@ -124,6 +124,8 @@ START_TEST(canonical_form)
         {"q4cts.linear_dW.leading_dims.m6_d2x3_n4_k4", "q4cts.linear_dW.leading_dims.d2x3_n4_k4"},
         {"q4cts.fused_ce.custom.p0_v3_r2", "q4cts.fused_ce.custom.r2_v3_p0"},
         {"q4cts.adamw_step.custom.w0_t3_n5", "q4cts.adamw_step.custom.n5_t3_w0"},
+        {"q4cts.adamw_step.custom.w0_t3_n5.ordinary", "q4cts.adamw_step.custom.n5_t3_w0"},
+        {"q4cts.adamw_step.custom.w0_t3_n5.lr0", "q4cts.adamw_step.custom.n5_t3_w0.lr0"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         q4_case c;
@@ -162,7 +164,7 @@ static const char *const rejected[][2] = {
      "6 dot-separated levels; expected 4 or 5: q4cts.<op>.<family>.<params>[.<values>] "
      "(parameters are separated by '_', never '.')"},
     {"q4cts.linear_dW.custom.m1.5_n4_k4",
-     "unknown value class '5_n4_k4' for op linear_dW (value classes: ordinary)"},
+     "unknown value class '5_n4_k4' for op linear_dW (value classes: ordinary, wide, tiny)"},
     {"q4cts.linear_dW.custom",
      "3 dot-separated levels; expected 4 or 5: q4cts.<op>.<family>.<params>[.<values>]"},
     {"dEQP.linear_dW.custom.m1_n4_k4", "starts with 'dEQP'; expected the prefix q4cts"},
@@ -192,6 +194,21 @@ static const char *const rejected[][2] = {
     {"q4cts.adamw_step.custom.n4_t0_w1", "t = 0 must be a step in 1..2^40"},
     {"q4cts.adamw_step.custom.n4_t1_w2", "w2: expected w0 or w1"},
     {"q4cts.adamw_step.custom.n0_t1_w1", "numel = 0 must be at least 1"},
+    /* value classes */
+    {"q4cts.linear_dW.custom.m1_n4_k4.nope",
+     "unknown value class 'nope' for op linear_dW (value classes: ordinary, wide, tiny)"},
+    {"q4cts.q4gsw_requant.ties.n16_k32_g32.wide",
+     "family ties decides the values itself; it takes no value class ('wide' given)"},
+    {"q4cts.dequantize.custom.n16_k32_g32.scale_denormal",
+     "scales[14] = 5.87747e-39 is denormal; a scale must be 0 or at least 2^-126"},
+    {"q4cts.linear_q4gsw.custom.m2_n16_k32_g32.scale_inf", "scales[2] = -inf must be finite"},
+    {"q4cts.linear_q4gsw_backward.custom.m2_n16_k32_g32.scale_nan", "scales[13] = nan must be finite"},
+    {"q4cts.fused_ce.custom.r4_v8_p0.label_v",
+     "labels[1] = 8 is out of range: expected a class below V = 8 or a negative ignore index"},
+    {"q4cts.fused_ce.custom.r4_v8_p0.n_valid_zero", "n_valid = 0 must be a finite number greater than 0"},
+    {"q4cts.fused_ce.custom.r4_v8_p0.n_valid_negative", "n_valid = -1 must be a finite number greater than 0"},
+    {"q4cts.fused_ce.custom.r4_v8_p0.n_valid_nan", "n_valid = nan must be a finite number greater than 0"},
+    {"q4cts.fused_ce.custom.r4_v8_p0.n_valid_inf", "n_valid = inf must be a finite number greater than 0"},
     /* family rules */
     {"q4cts.linear_q4gsw.odd_n4.m8_n16_k32_g32", "family odd_n4 needs N % 8 != 0 (N = 16)"},
     {"q4cts.linear_q4gsw.partial_m.m16_n16_k32_g32", "family partial_m needs M % 8 != 0 (M = 16)"},

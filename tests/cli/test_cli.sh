@@ -60,6 +60,15 @@ if [ "$mode" = usage ]; then
   expect 2 "--repeat expects at least 1" -- "$q4cts" run --repeat 0
   expect 2 "unknown op 'nosuchop'" -- "$q4cts" list --filter q4cts.nosuchop.basic.m1
   expect 2 'N = 10 must be a multiple of 4' -- "$q4cts" list --filter q4cts.linear_q4gsw.custom.m5_n10_k16_g16
+  # out-of-contract value classes: the contract's sentence, exit 2, nothing runs (SPEC §1, §2)
+  expect 2 'scales\[14\] = 5.87747e-39 is denormal; a scale must be 0 or at least 2\^-126' -- "$q4cts" run --filter q4cts.dequantize.custom.n16_k32_g32.scale_denormal
+  expect 2 'scales\[2\] = -inf must be finite' -- "$q4cts" run --filter q4cts.linear_q4gsw.custom.m2_n16_k32_g32.scale_inf
+  expect 2 'scales\[.*\] = nan must be finite' -- "$q4cts" run --filter q4cts.q4gsw_requant.custom.n16_k32_g32.scale_nan
+  expect 2 'labels\[1\] = 8 is out of range: expected a class below V = 8' -- "$q4cts" run --filter q4cts.fused_ce.custom.r4_v8_p0.label_v
+  expect 2 'n_valid = 0 must be a finite number greater than 0' -- "$q4cts" run --filter q4cts.fused_ce.custom.r4_v8_p0.n_valid_zero
+  expect 2 'n_valid = -1 must be' -- "$q4cts" run --filter q4cts.fused_ce.custom.r4_v8_p0.n_valid_negative
+  expect 2 'n_valid = nan must be' -- "$q4cts" run --filter q4cts.fused_ce.custom.r4_v8_p0.n_valid_nan
+  expect 2 'n_valid = inf must be' -- "$q4cts" run --filter q4cts.fused_ce.custom.r4_v8_p0.n_valid_inf
   expect 2 'no case matches the selection' -- "$q4cts" list --filter 'q4cts.fused_ce.*' --exclude 'q4cts.*'
   expect 2 'nonexistent.txt' -- "$q4cts" list --caselist nonexistent.txt
   printf 'q4cts.adamw_step.*\nthis is not a case\n' >bad.txt
