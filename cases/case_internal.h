@@ -143,6 +143,20 @@ float q4c_exact(int64_t i, int e);
 float q4c_signed_zero(int negative);                   /* +0 or -0, from bits */
 float q4c_from_bits(uint32_t bits);                    /* any float, NaN included */
 
+/* ---- case_random.c: the draws of the random family (q4cts.<op>.random.s<N>) ---- */
+/* The generator of sweep N of c's op: splitmix64 from N and the op name only, so a
+ * sweep's shape never depends on the user seed (the inputs do). */
+q4c_rng q4c_sweep_rng(const q4_case *c);
+/* One of the op's in-contract value classes into c->values: ordinary half the time. */
+void q4c_random_values(const q4c_op *op, q4c_rng *g, q4_case *c);
+/* Weighted towards the edges: M = 1 a quarter of the time, else small or up to max. */
+int64_t q4c_random_m(q4c_rng *g, int64_t max);
+/* N a multiple of 4 up to max4 * 4, with N % 8 == 4 (an odd N4) half the time. */
+int64_t q4c_random_n(q4c_rng *g, int64_t max4);
+/* K a multiple of 4 up to max4 * 4 (K = 4 a quarter of the time), and a group size
+ * dividing it (gs = 4 a third, gs = K a third, else any multiple of 4 dividing K). */
+void q4c_random_kg(q4c_rng *g, int64_t max4, int64_t *k, int64_t *gs);
+
 /* ---- case_values.c: the value makers the ops share ---- */
 /* The generator stream of one tensor of c (README.md "Generator"). */
 q4c_rng q4c_stream(const q4_case *c, const char *tensor);

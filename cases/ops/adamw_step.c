@@ -2,6 +2,8 @@
  * value classes, its inputs (param, grad, m, v) and hyper-parameters (step t). */
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_adamw_step;
+
 static const q4c_family families[] = {
     {"wd_on", Q4C_R_W_ON, NULL},
     {"wd_off", Q4C_R_W_OFF, NULL},
@@ -9,6 +11,7 @@ static const q4c_family families[] = {
     {"unaligned", Q4C_R_NUMEL_UNALIGNED, NULL},
     {"large", Q4C_R_LARGE_NUMEL, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -40,6 +43,11 @@ static const char *const generated[] = {
     "q4cts.adamw_step.wd_on.n1024_t1_w1.zero_grad",
     "q4cts.adamw_step.unaligned.n7_t3_w0.zero_grad",
     "q4cts.adamw_step.late_step.n1000_t1000000_w1.zero_grad",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.adamw_step.random.s0",
+    "q4cts.adamw_step.random.s1",
+    "q4cts.adamw_step.random.s2",
+    "q4cts.adamw_step.random.s3",
     NULL,
 };
 
@@ -131,8 +139,22 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
                           in->bc2, err);
 }
 
+static void random_case(q4_case *c)
+{
+    q4c_rng g = q4c_sweep_rng(c);
+    c->numel = q4c_below(&g, 4) == 0 ? q4c_range(&g, 1, 9) : q4c_range(&g, 1, 5001);
+    switch (q4c_below(&g, 8)) {
+    case 0: case 1: c->step = 1; break;
+    case 2: c->step = q4c_range(&g, 1000, 1000001); break;
+    default: c->step = q4c_range(&g, 1, 101); break;
+    }
+    c->wd = (int)(q4c_next(&g) & 1);
+    q4c_random_values(&q4c_op_adamw_step, &g, c);
+}
+
 const q4c_op q4c_op_adamw_step = {
     .name = "adamw_step", .keys = "n t w", .allowed = "ntw", .required = "ntw",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

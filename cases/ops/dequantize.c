@@ -2,12 +2,15 @@
  * its families and value classes, and its inputs (W_4X8 from seeded codes, scales). */
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_dequantize;
+
 static const q4c_family families[] = {
     {"tile_aligned", Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
     {"grouped", Q4C_R_GROUPED, NULL},
     {"odd_n4", Q4C_R_N_ODD4, NULL},
     {"large", Q4C_R_LARGE_NK, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -36,6 +39,11 @@ static const char *const generated[] = {
     "q4cts.dequantize.grouped.n16_k96_g12.wide",
     "q4cts.dequantize.odd_n4.n20_k128_g32.wide",
     "q4cts.dequantize.custom.n44_k96_g32.tiny",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.dequantize.random.s0",
+    "q4cts.dequantize.random.s1",
+    "q4cts.dequantize.random.s2",
+    "q4cts.dequantize.random.s3",
     NULL,
 };
 
@@ -68,8 +76,17 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
     return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
 }
 
+static void random_case(q4_case *c)
+{
+    q4c_rng g = q4c_sweep_rng(c);
+    c->n = q4c_random_n(&g, 64);
+    q4c_random_kg(&g, 96, &c->k, &c->gs);
+    q4c_random_values(&q4c_op_dequantize, &g, c);
+}
+
 const q4c_op q4c_op_dequantize = {
     .name = "dequantize", .keys = "n k g", .allowed = "nkg", .required = "nkg",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

@@ -4,6 +4,8 @@
 
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_fused_ce;
+
 static const q4c_family families[] = {
     {"basic", Q4C_R_P_ZERO | Q4C_R_V_ALIGNED, NULL},
     {"masked", Q4C_R_P_SOME, NULL},
@@ -12,6 +14,7 @@ static const q4c_family families[] = {
     {"large_vocab", Q4C_R_V_LARGE, NULL},
     {"many_rows", Q4C_R_R_MANY, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -61,6 +64,11 @@ static const char *const generated[] = {
     "q4cts.fused_ce.unaligned_v.r9_v13_p50.ignore_values",
     "q4cts.fused_ce.all_masked.r5_v7_p100.ignore_values",
     "q4cts.fused_ce.all_masked.r3_v1_p100.ignore_values",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.fused_ce.random.s0",
+    "q4cts.fused_ce.random.s1",
+    "q4cts.fused_ce.random.s2",
+    "q4cts.fused_ce.random.s3",
     NULL,
 };
 
@@ -138,8 +146,28 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
     return st ? st : q4_check_labels(in->labels, c->r, c->v, err);
 }
 
+static void random_case(q4_case *c)
+{
+    static const int64_t primes[] = {2, 3, 5, 7, 13, 31, 127, 257, 1009, 4099, 8191, 32003};
+    q4c_rng g = q4c_sweep_rng(c);
+    c->r = q4c_below(&g, 4) == 0 ? 1 : q4c_range(&g, 1, 41);
+    switch (q4c_below(&g, 4)) {
+    case 0: c->v = 1; break;
+    case 1: c->v = primes[q4c_below(&g, sizeof primes / sizeof primes[0])]; break;
+    case 2: c->v = 4 * q4c_range(&g, 0, 500) + q4c_range(&g, 1, 4); break;   /* V % 4 != 0 */
+    default: c->v = q4c_range(&g, 1, 5001); break;
+    }
+    switch (q4c_below(&g, 8)) {
+    case 0: case 1: c->mask_pct = 0; break;
+    case 2: c->mask_pct = 100; break;
+    default: c->mask_pct = (int)q4c_range(&g, 0, 101); break;
+    }
+    q4c_random_values(&q4c_op_fused_ce, &g, c);
+}
+
 const q4c_op q4c_op_fused_ce = {
     .name = "fused_ce", .keys = "r v p", .allowed = "rvp", .required = "rvp",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

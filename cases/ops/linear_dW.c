@@ -2,6 +2,8 @@
  * reduction over M): names m|d n k, its families and value classes, its inputs. */
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_linear_dW;
+
 static const q4c_family families[] = {
     {"tile_aligned", Q4C_R_M_ALIGNED | Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
     {"odd_n4", Q4C_R_N_ODD4, NULL},
@@ -10,6 +12,7 @@ static const q4c_family families[] = {
     {"leading_dims", Q4C_R_LEAD, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -47,6 +50,11 @@ static const char *const generated[] = {
     "q4cts.linear_dW.partial_m.m65_n32_k64.wide",
     "q4cts.linear_dW.odd_n4.m16_n20_k64.tiny",
     "q4cts.linear_dW.partial_m.m7_n64_k64.tiny",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.linear_dW.random.s0",
+    "q4cts.linear_dW.random.s1",
+    "q4cts.linear_dW.random.s2",
+    "q4cts.linear_dW.random.s3",
     NULL,
 };
 
@@ -93,8 +101,19 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
     return Q4_OK;
 }
 
+static void random_case(q4_case *c)
+{
+    q4c_rng g = q4c_sweep_rng(c);
+    int64_t gs;
+    c->m = q4c_random_m(&g, 200);
+    c->n = q4c_random_n(&g, 32);
+    q4c_random_kg(&g, 32, &c->k, &gs);
+    q4c_random_values(&q4c_op_linear_dW, &g, c);
+}
+
 const q4c_op q4c_op_linear_dW = {
     .name = "linear_dW", .keys = "m|d n k", .allowed = "mdnk", .required = "mnk",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

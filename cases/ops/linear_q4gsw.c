@@ -3,6 +3,8 @@
  * bias with b1). */
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_linear_q4gsw;
+
 static const q4c_family families[] = {
     {"tile_aligned", Q4C_R_M_ALIGNED | Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
     {"grouped", Q4C_R_GROUPED, NULL},
@@ -14,6 +16,7 @@ static const q4c_family families[] = {
     {"bias", Q4C_R_BIAS, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -85,6 +88,11 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.grouped.m24_n32_k96_g12.tiny",
     "q4cts.linear_q4gsw.partial_m.m1_n16_k32_g32.tiny",
     "q4cts.linear_q4gsw.bias.m8_n16_k32_g32_b1.tiny",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.linear_q4gsw.random.s0",
+    "q4cts.linear_q4gsw.random.s1",
+    "q4cts.linear_q4gsw.random.s2",
+    "q4cts.linear_q4gsw.random.s3",
     NULL,
 };
 
@@ -133,8 +141,19 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
     return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
 }
 
+static void random_case(q4_case *c)
+{
+    q4c_rng g = q4c_sweep_rng(c);
+    c->m = q4c_random_m(&g, 70);
+    c->n = q4c_random_n(&g, 48);
+    q4c_random_kg(&g, 48, &c->k, &c->gs);
+    c->bias = (int)(q4c_next(&g) & 1);
+    q4c_random_values(&q4c_op_linear_q4gsw, &g, c);
+}
+
 const q4c_op q4c_op_linear_q4gsw = {
     .name = "linear_q4gsw", .keys = "m|d n k g [b]", .allowed = "mdnkgb", .required = "mnkg",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

@@ -2,6 +2,8 @@
  * names m|d n k g, its families and value classes, and its inputs (dout, W, scales). */
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_linear_q4gsw_backward;
+
 static const q4c_family families[] = {
     {"tile_aligned", Q4C_R_M_ALIGNED | Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
     {"grouped", Q4C_R_GROUPED, NULL},
@@ -12,6 +14,7 @@ static const q4c_family families[] = {
     {"leading_dims", Q4C_R_LEAD, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -67,6 +70,11 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.tile_aligned.m64_n64_k128_g128.wide",
     "q4cts.linear_q4gsw_backward.partial_m.m3_n32_k64_g32.tiny",
     "q4cts.linear_q4gsw_backward.odd_n4.m16_n20_k64_g64.tiny",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.linear_q4gsw_backward.random.s0",
+    "q4cts.linear_q4gsw_backward.random.s1",
+    "q4cts.linear_q4gsw_backward.random.s2",
+    "q4cts.linear_q4gsw_backward.random.s3",
     NULL,
 };
 
@@ -108,8 +116,18 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
     return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
 }
 
+static void random_case(q4_case *c)
+{
+    q4c_rng g = q4c_sweep_rng(c);
+    c->m = q4c_random_m(&g, 70);
+    c->n = q4c_random_n(&g, 48);
+    q4c_random_kg(&g, 48, &c->k, &c->gs);
+    q4c_random_values(&q4c_op_linear_q4gsw_backward, &g, c);
+}
+
 const q4c_op q4c_op_linear_q4gsw_backward = {
     .name = "linear_q4gsw_backward", .keys = "m|d n k g", .allowed = "mdnkg", .required = "mnkg",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

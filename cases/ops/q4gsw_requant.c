@@ -6,6 +6,8 @@
 
 #include "case_internal.h"
 
+extern const q4c_op q4c_op_q4gsw_requant;
+
 static const q4c_family families[] = {
     {"tile_aligned", Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
     {"grouped", Q4C_R_GROUPED, NULL},
@@ -15,6 +17,7 @@ static const q4c_family families[] = {
     {"clamp_edges", 0, "clamp_edges"},
     {"large", Q4C_R_LARGE_NK, NULL},
     {"custom", 0, NULL},
+    {"random", 0, NULL},
     {NULL, 0, NULL},
 };
 
@@ -63,6 +66,11 @@ static const char *const generated[] = {
     "q4cts.q4gsw_requant.grouped.n48_k64_g4.all_zero_scales",
     "q4cts.q4gsw_requant.odd_n4.n12_k32_g32.ties",
     "q4cts.q4gsw_requant.custom.n44_k96_g32.clamp_edges",
+    /* random sweeps (cases/sweep.txt has 10,000 more) */
+    "q4cts.q4gsw_requant.random.s0",
+    "q4cts.q4gsw_requant.random.s1",
+    "q4cts.q4gsw_requant.random.s2",
+    "q4cts.q4gsw_requant.random.s3",
     NULL,
 };
 
@@ -177,8 +185,17 @@ static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *e
     return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
 }
 
+static void random_case(q4_case *c)
+{
+    q4c_rng g = q4c_sweep_rng(c);
+    c->n = q4c_random_n(&g, 64);
+    q4c_random_kg(&g, 96, &c->k, &c->gs);
+    q4c_random_values(&q4c_op_q4gsw_requant, &g, c);
+}
+
 const q4c_op q4c_op_q4gsw_requant = {
     .name = "q4gsw_requant", .keys = "n k g", .allowed = "nkg", .required = "nkg",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
     .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .random = random_case,
 };

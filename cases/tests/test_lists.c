@@ -194,7 +194,7 @@ START_TEST(caselist_files)
     ck_assert_int_eq(q4_caselist_load(path, &pats, &n, &err), Q4_ERR_ARG);
     snprintf(want, sizeof want, "%s:3: case name 'q4cts.fused_ce.bogus.r1_v4_p0': unknown family "
              "'bogus' for op fused_ce (families: basic, masked, all_masked, unaligned_v, "
-             "large_vocab, many_rows, custom)", path);
+             "large_vocab, many_rows, custom, random)", path);
     ck_assert_str_eq(err.msg, want);
     unlink(path);
 
@@ -262,6 +262,17 @@ START_TEST(shipped_lists_resolve)
                     strcmp(sel[i].name, "q4cts.linear_q4gsw_backward.grouped.m8_n32_k64_g32") == 0 ||
                     strcmp(sel[i].name, "q4cts.linear_q4gsw_backward.odd_n4_partial_m.m5_n12_k16_g16") == 0;
     ck_assert_int_eq(upstream, 3);
+    free(sel);
+
+    /* The nightly sweep: at least 10,000 random cases, every op, all well formed. */
+    sel = select_list("sweep.txt", &n);
+    ck_assert_uint_ge(n, 10000);
+    for (int o = 0; q4_case_op(o); o++) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++) found += strcmp(sel[i].op, q4_case_op(o)) == 0;
+        ck_assert_int_ge(found, 1000);
+    }
+    for (size_t i = 0; i < n; i++) ck_assert_str_eq(sel[i].family, "random");
     free(sel);
 
     /* The perf lists are custom shapes: each line must still be a valid name. */

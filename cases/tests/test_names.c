@@ -144,7 +144,7 @@ static const char *const rejected[][2] = {
      "linear_q4gsw_backward, q4gsw_requant)"},
     {"q4cts.linear_dW.x.m1_n4_k4",
      "unknown family 'x' for op linear_dW (families: tile_aligned, odd_n4, partial_m, "
-     "odd_n4_partial_m, leading_dims, large, custom)"},
+     "odd_n4_partial_m, leading_dims, large, custom, random)"},
     {"q4cts.linear_dW.custom.m1_n4", "missing parameter k; op linear_dW takes m|d n k"},
     {"q4cts.linear_q4gsw.custom.n4_k4_g4",
      "missing parameter m (or d<A>x<B>..); op linear_q4gsw takes m|d n k g [b]"},
@@ -195,6 +195,10 @@ static const char *const rejected[][2] = {
     {"q4cts.adamw_step.custom.n4_t1_w2", "w2: expected w0 or w1"},
     {"q4cts.adamw_step.custom.n0_t1_w1", "numel = 0 must be at least 1"},
     /* value classes */
+    {"q4cts.linear_dW.random.s1.wide",
+     "family random decides the values itself; it takes no value class ('wide' given)"},
+    {"q4cts.linear_dW.random.m1_n4_k4",
+     "unknown parameter 'm' in 'm1' for op linear_dW (parameters: s (family random))"},
     {"q4cts.linear_dW.custom.m1_n4_k4.nope",
      "unknown value class 'nope' for op linear_dW (value classes: ordinary, wide, tiny)"},
     {"q4cts.q4gsw_requant.ties.n16_k32_g32.wide",
@@ -283,6 +287,32 @@ START_TEST(custom_accepts_any_contract_shape)
 }
 END_TEST
 
+/* random.s<N>: the shape and class come from N and the op alone, always legal, and
+ * the draws reach the edges the README promises. */
+START_TEST(random_sweeps)
+{
+    q4_case a, b;
+    q4_error err = {0};
+    int m1 = 0, odd_n4 = 0, k4 = 0, gs4 = 0, gsk = 0, classes = 0, v1 = 0;
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_q4gsw.random.s77", 0, &a, &err), Q4_OK);
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_q4gsw.random.s77", 9, &b, &err), Q4_OK);
+    ck_assert_str_eq(a.name, "q4cts.linear_q4gsw.random.s77");
+    ck_assert(a.m == b.m && a.n == b.n && a.k == b.k && a.gs == b.gs && !strcmp(a.values, b.values));
+    for (int i = 0; i < 400; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "q4cts.linear_q4gsw.random.s%d", i);
+        ck_assert_msg(q4_case_parse(name, 0, &a, &err) == Q4_OK, "%s", err.msg);
+        m1 += a.m == 1, odd_n4 += a.n % 8 == 4, k4 += a.k == 4;
+        gs4 += a.gs == 4, gsk += a.gs == a.k, classes += a.values[0] != 0;
+        snprintf(name, sizeof name, "q4cts.fused_ce.random.s%d", i);
+        ck_assert_msg(q4_case_parse(name, 0, &a, &err) == Q4_OK, "%s", err.msg);
+        v1 += a.v == 1;
+    }
+    ck_assert(m1 > 50 && odd_n4 > 100 && k4 > 50 && gs4 > 100 && gsk > 100 && v1 > 50);
+    ck_assert(classes > 100 && classes < 300);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cases.names");
@@ -295,6 +325,7 @@ int main(void)
     tcase_add_test(tc, rejected_names);
     tcase_add_test(tc, long_and_null_names);
     tcase_add_test(tc, custom_accepts_any_contract_shape);
+    tcase_add_test(tc, random_sweeps);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

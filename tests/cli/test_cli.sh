@@ -22,7 +22,7 @@ if [ "$mode" = usage ]; then
   expect 2 "--shard expects .* got '4294967297/3'" -- "$q4cts" list --shard 4294967297/3
   expect 2 "--shard expects .* got ' 1/2'" -- "$q4cts" list --shard ' 1/2'
   checks=$((checks + 1))
-  "$q4cts" list --shard 200/200 >out.txt 2>&1 || fail "an empty shard is an error: $(cat out.txt)"
+  "$q4cts" list --shard 100000/100000 >out.txt 2>&1 || fail "an empty shard is an error: $(cat out.txt)"
   [ -s out.txt ] && fail "an empty shard lists cases"
   expect 0 'result: PASS, 0 of 0 cases not ok' -- "$q4cts" run --shard 1000000/1000000 --json empty-shard.json
   checks=$((checks + 1))
