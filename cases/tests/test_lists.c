@@ -294,6 +294,7 @@ int main(void)
 {
     Suite *s = suite_create("cases.lists");
     TCase *tc = tcase_create("lists");
+    tcase_set_timeout(tc, 60);   /* sweep.txt holds 10,010 names; a shared 2-core machine is slow */
     tcase_add_test(tc, select_all_and_shards);
     tcase_add_test(tc, shard_out_of_range);
     tcase_add_test(tc, include_exclude);
