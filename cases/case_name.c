@@ -23,12 +23,16 @@ static q4_status bad(q4_error *err, const char *name, const char *fmt, ...)
 
 static q4_status bad(q4_error *err, const char *name, const char *fmt, ...)
 {
-    char detail[Q4_MSG_MAX];
+    /* The name and the tokens the detail quotes are user text (a --filter, a line
+     * of case.json): escaped, so no raw byte of theirs reaches a terminal. */
+    char detail[Q4_MSG_MAX], shown_name[Q4_ECHO_MAX], shown_detail[Q4_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    return q4_fail(err, Q4_ERR_ARG, "case name '%s': %s", name, detail);
+    return q4_fail(err, Q4_ERR_ARG, "case name '%s': %s",
+                   q4_echo(name, shown_name, sizeof shown_name),
+                   q4_echo(detail, shown_detail, sizeof shown_detail));
 }
 
 /* ---------------- format ---------------- */
