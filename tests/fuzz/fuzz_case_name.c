@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                      "the canonical form of an accepted name is rejected");
         q4fuzz_check(same_case(&c, &again), "the canonical name parses to a different case");
     } else {
-        q4fuzz_check(err.msg[0] != 0, "a rejected name has no message");
+        q4fuzz_check_message(err.msg, "a rejected name");
     }
     free(name);
     return 0;

@@ -23,7 +23,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
         }                                                                                \
     } while (0)
 
-/* The input as a NUL-terminated string (cut at its first NUL); free() it. */
+/* The input bytes with a NUL appended (as a string it ends at its first NUL); free() it. */
 static inline char *q4fuzz_cstring(const uint8_t *data, size_t size)
 {
     char *s = malloc(size + 1);
@@ -31,6 +31,29 @@ static inline char *q4fuzz_cstring(const uint8_t *data, size_t size)
     memcpy(s, data, size);
     s[size] = 0;
     return s;
+}
+
+/* A user-facing error message: not empty, and no byte of the input reaches the
+ * terminal raw: no control bytes and valid UTF-8 (arguments are quoted escaped). */
+static inline void q4fuzz_check_message(const char *msg, const char *what)
+{
+    const unsigned char *p = (const unsigned char *)msg;
+    if (!*p) {
+        fprintf(stderr, "q4fuzz: %s has no message\n", what);
+        abort();
+    }
+    while (*p) {
+        int cont = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2
+                 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        int ok = cont >= 0 && *p >= 0x20 && *p != 0x7f;
+        for (int i = 1; ok && i <= cont; i++)
+            ok = (p[i] & 0xc0) == 0x80;
+        if (!ok) {
+            fprintf(stderr, "q4fuzz: %s has a raw byte 0x%02x in its message: %s\n", what, *p, msg);
+            abort();
+        }
+        p += 1 + cont;
+    }
 }
 
 #endif
