@@ -4,6 +4,24 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+/* A message cut at its buffer's end must not end inside a UTF-8 character: the
+ * echoes in it are whole characters, and a torn one is invalid text on a terminal. */
+static void drop_torn_utf8(char *msg)
+{
+    size_t n = strlen(msg), lead = n, cont = 0;
+    while (lead > 0 && cont < 3 && ((unsigned char)msg[lead - 1] & 0xC0) == 0x80) {
+        lead--;
+        cont++;
+    }
+    if (lead == 0)
+        return;
+    unsigned char c = (unsigned char)msg[lead - 1];
+    size_t want = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+    if (c >= 0xC0 && cont < want)
+        msg[lead - 1] = '\0';
+}
 
 q4_status q4_fail(q4_error *err, q4_status st, const char *fmt, ...)
 {
@@ -11,8 +29,10 @@ q4_status q4_fail(q4_error *err, q4_status st, const char *fmt, ...)
         va_list ap;
         va_start(ap, fmt);
         err->status = st;
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        int len = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        if (len >= (int)sizeof err->msg)
+            drop_torn_utf8(err->msg);
     }
     return st;
 }
