@@ -1,4 +1,6 @@
-/* overrides.c: loading user SPIR-V modules for --kernel (binding interfaces: docs/kernels.md). */
+/* overrides.c: loading user SPIR-V modules for --kernel (binding interfaces: docs/kernels.md).
+ * Each module is validated and its interface reflected (spirv/) before any case runs;
+ * one that differs from the built-in kernel it replaces is refused, naming what differs. */
 #include "overrides.h"
 
 #include <errno.h>
@@ -8,6 +10,7 @@
 
 #include "files.h"
 #include "op.h"
+#include "q4spv_reflect.h"
 
 #define SPIRV_MAGIC 0x07230203u
 
@@ -60,6 +63,43 @@ static q4_status read_spirv(const char *path, uint32_t **words, size_t *n, q4_er
     return Q4_OK;
 }
 
+/* The interface of words (parsed, reflected); `what` names the module in errors. */
+static q4_status interface_of(const uint32_t *words, size_t n, const char *what,
+                              q4spv_interface *f, q4_error *err)
+{
+    q4spv_module m;
+    q4_status st = q4spv_parse(words, n, &m, err);
+    if (st == Q4_OK) {
+        st = q4spv_reflect(&m, f, err);
+        q4spv_module_free(&m);
+    }
+    if (st != Q4_OK) {
+        char why[Q4_MSG_MAX];
+        snprintf(why, sizeof why, "%s", err->msg);
+        st = q4_fail(err, st, "%s: %.400s", what, why);
+    }
+    return st;
+}
+
+/* Refuses a module that is not valid SPIR-V or whose interface differs from the
+ * built-in kernel's (docs/kernels.md: the launcher dispatches it identically). */
+static q4_status check_interface(const q4h_override *o, q4_error *err)
+{
+    const q4vk_kernel *k = q4vk_kernel_find(o->kernel);
+    q4spv_interface want, got;
+    char what[300], diff[Q4_MSG_MAX];
+    snprintf(what, sizeof what, "--kernel %s=%.200s", o->kernel, o->path);
+    q4_status st;
+    if ((st = q4spv_validate(o->words, o->n_words, what, err)) ||
+        (st = interface_of(k->spirv, k->spirv_words, "built-in kernel", &want, err)) ||
+        (st = interface_of(o->words, o->n_words, what, &got, err)))
+        return st;
+    if (q4spv_interface_diff(&want, &got, diff, sizeof diff) > 0)
+        return q4_fail(err, Q4_ERR_ARG, "%s: the module's interface differs from the built-in "
+                       "%s's: %s", what, o->kernel, diff);
+    return Q4_OK;
+}
+
 q4_status q4h_overrides_load(const char *const *args, size_t n, q4h_override **out,
                              q4_error *err)
 {
@@ -83,6 +123,8 @@ q4_status q4h_overrides_load(const char *const *args, size_t n, q4h_override **o
                 st = q4_fail(err, Q4_ERR_ARG, "--kernel: kernel %s is replaced twice", o[i].kernel);
         if (st == Q4_OK)
             st = read_spirv(o[i].path, &o[i].words, &o[i].n_words, err);
+        if (st == Q4_OK)
+            st = check_interface(&o[i], err);
     }
     if (st != Q4_OK) {
         q4h_overrides_free(o, n);

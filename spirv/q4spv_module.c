@@ -11,7 +11,7 @@
 
 typedef struct parse_state {
     q4spv_module *m;
-    size_t cap;
+    size_t cap, refs_cap;
     int nomem;
 } parse_state;
 
@@ -40,12 +40,35 @@ static spv_result_t on_inst(void *user, const spv_parsed_instruction_t *pi)
         m->insts = grown;
         s->cap = cap;
     }
+    const uint32_t first_ref = (uint32_t)m->n_refs;
+    for (uint16_t k = 0; k < pi->num_operands; k++) {
+        const spv_operand_type_t t = pi->operands[k].type;
+        if (t != SPV_OPERAND_TYPE_ID && t != SPV_OPERAND_TYPE_SCOPE_ID &&
+            t != SPV_OPERAND_TYPE_MEMORY_SEMANTICS_ID)
+            continue;
+        if (m->n_refs == s->refs_cap) {
+            size_t cap = s->refs_cap ? 2 * s->refs_cap : 4096;
+            uint16_t *grown = realloc(m->refs, cap * sizeof *grown);
+            if (!grown) {
+                s->nomem = 1;
+                return SPV_ERROR_OUT_OF_MEMORY;
+            }
+            m->refs = grown;
+            s->refs_cap = cap;
+        }
+        m->refs[m->n_refs++] = pi->operands[k].offset;
+    }
     m->insts[m->n_insts++] = (q4spv_inst){
         .offset = (uint32_t)(pi->words - m->words),
         .opcode = pi->opcode,
         .count = pi->num_words,
         .type_id = pi->type_id,
         .result_id = pi->result_id,
+        .ext_set = pi->opcode != SpvOpExtInst ? Q4SPV_EXT_NONE
+                   : pi->ext_inst_type == SPV_EXT_INST_TYPE_GLSL_STD_450 ? Q4SPV_EXT_GLSL_STD_450
+                   : Q4SPV_EXT_OTHER,
+        .first_ref = first_ref,
+        .n_refs = (uint32_t)m->n_refs - first_ref,
     };
     return SPV_SUCCESS;
 }
@@ -96,8 +119,28 @@ void q4spv_module_free(q4spv_module *m)
     if (!m)
         return;
     free(m->insts);
+    free(m->refs);
     free(m->def);
     *m = (q4spv_module){ 0 };
+}
+
+const char *q4spv_opcode_name(uint32_t opcode)
+{
+    return spvOpcodeString(opcode);
+}
+
+const char *q4spv_name(const q4spv_module *m, uint32_t id)
+{
+    for (size_t k = 0; k < m->n_insts; k++) {
+        const q4spv_inst *in = &m->insts[k];
+        if (in->opcode == SpvOpFunction)
+            break; /* debug names come before any function */
+        if (in->opcode == SpvOpName && in->count >= 3 && m->words[in->offset + 1] == id) {
+            const char *s = (const char *)(m->words + in->offset + 2);
+            return memchr(s, '\0', (size_t)(in->count - 2) * 4) ? s : NULL;
+        }
+    }
+    return NULL;
 }
 
 const q4spv_inst *q4spv_def(const q4spv_module *m, uint32_t id)

@@ -22,7 +22,12 @@ typedef struct q4spv_inst {
     uint16_t count;
     uint32_t type_id;     /* 0 if none */
     uint32_t result_id;   /* 0 if none */
+    uint32_t ext_set;     /* an OpExtInst's instruction set: Q4SPV_EXT_*; 0 otherwise */
+    uint32_t first_ref;   /* its id operands (neither result nor type): word indexes */
+    uint32_t n_refs;      /* within the instruction, refs[first_ref .. + n_refs) */
 } q4spv_inst;
+
+enum { Q4SPV_EXT_NONE, Q4SPV_EXT_GLSL_STD_450, Q4SPV_EXT_OTHER };
 
 typedef struct q4spv_module {
     const uint32_t *words;
@@ -31,6 +36,8 @@ typedef struct q4spv_module {
     uint32_t bound;       /* every id is below this */
     q4spv_inst *insts;
     size_t n_insts;
+    uint16_t *refs;       /* word index, within its instruction, of each id operand */
+    size_t n_refs;
     uint32_t *def;        /* def[id]: index in insts of the instruction defining id, or
                              Q4SPV_NO_ID */
 } q4spv_module;
@@ -44,6 +51,25 @@ static inline uint32_t q4spv_word(const q4spv_module *m, size_t k, uint32_t i)
 {
     return m->words[m->insts[k].offset + i];
 }
+
+/* The words of instruction in (operands from [1]). */
+static inline const uint32_t *q4spv_iwords(const q4spv_module *m, const q4spv_inst *in)
+{
+    return m->words + in->offset;
+}
+
+/* Id operand r (0 <= r < in->n_refs) of instruction in: an id it uses, as the grammar
+ * says (data flow needs no guessing which words are ids). */
+static inline uint32_t q4spv_ref(const q4spv_module *m, const q4spv_inst *in, uint32_t r)
+{
+    return m->words[in->offset + m->refs[in->first_ref + r]];
+}
+
+/* "FMul" for OpFMul (SPIRV-Tools' names). */
+const char *q4spv_opcode_name(uint32_t opcode);
+
+/* The OpName of id, or NULL; points into the module's words. */
+const char *q4spv_name(const q4spv_module *m, uint32_t id);
 
 /* The instruction that defines id, or NULL. */
 const q4spv_inst *q4spv_def(const q4spv_module *m, uint32_t id);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test_overrides.sh: --kernel modules are checked before the run (issue 11, defect 5):
+# each broken copy of a built-in kernel is refused with exit 2 and a sentence naming
+# what differs; the unchanged kernel is accepted (that part needs a device).
+#   usage: test_overrides.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR
+set -uo pipefail
+q4cts=$1 glslang=$2 src=$3 work=$4
+. "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+shaders="$src/gpu/shaders"
+compile() {  # compile NAME SED_SCRIPT [glslang flags]: adamw_step.comp edited by SED_SCRIPT
+  local name=$1 script=$2; shift 2
+  sed "$script" "$shaders/adamw_step.comp" >"$name.comp"
+  [ -z "$script" ] || ! cmp -s "$shaders/adamw_step.comp" "$name.comp" ||
+    fail "$name: the edit changed nothing"
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" "$@" -o "$name.spv" "$name.comp" ||
+    fail "$name.comp does not compile"
+}
+run() { "$q4cts" run --filter 'q4cts.adamw_step.*' --kernel "adamw_step=$1.spv"; }
+
+compile push 's/float lr, beta1, beta2, eps, wd, bc1, bc2;/float lr, beta1, beta2, eps, wd, bc1, bc2, extra;/'
+expect 2 'adamw_step=push.spv: .*push-constant block is 36 bytes, expected 32' -- run push
+compile bind 's/binding = 3)/binding = 4)/'
+expect 2 'set 0 binding 3 \(a storage buffer\) is missing; set 0 binding 4 \(a storage buffer\) is not in the interface' -- run bind
+compile type 's/^layout(push_constant)/layout(set = 0, binding = 3) uniform U3 { vec4 u3; };\nlayout(push_constant)/; s/p4\[i\] = p;/p4[i] = p + u3;/'
+expect 2 'set 0 binding 3 is a uniform buffer, expected a storage buffer' -- run type
+compile spec 's/^layout(push_constant)/layout(constant_id = 9) const float X = 1.0;\nlayout(push_constant)/; s/p4\[i\] = p;/p4[i] = p * X;/'
+expect 2 'specialisation constant id 9 is never set by the launcher' -- run spec
+compile local 's/local_size_x = 256/local_size_x = 128/'
+expect 2 'local size x is 128, expected 256' -- run local
+compile entry '' -e kern --source-entrypoint main
+expect 2 "no GLCompute entry point named 'main' \(it has 'kern'\)" -- run entry
+compile good ''
+head -c 400 good.spv >trunc.spv
+expect 2 'adamw_step=trunc.spv is not valid SPIR-V for Vulkan: End of input' -- run trunc
+# A well-formed header over words that are no instructions.
+{ head -c 20 good.spv; printf '\377\377\377\377%.0s' 1 2 3 4; } >junk.spv
+expect 2 'adamw_step=junk.spv is not valid SPIR-V for Vulkan' -- run junk
+
+if "$q4cts" devices >/dev/null 2>&1; then
+  one=$("$q4cts" list --filter 'q4cts.adamw_step.*' | head -1)
+  expect 0 'Pass' -- "$q4cts" run --filter "$one" --kernel adamw_step=good.spv
+else
+  echo "no Vulkan device: the accepted module is not run"
+fi
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
