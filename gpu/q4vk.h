@@ -300,6 +300,28 @@ q4_status q4vk_q4gsw_requant(q4vk_context *ctx, const q4vk_requant_args *a, q4vk
  * by the driver's bounds checks on the binding. */
 uint64_t q4vk_range_to_end(const q4vk_context *ctx, const q4vk_buffer *buf, uint64_t offset);
 
+/* ---------------- plans: the kernels a launcher would dispatch ----------------
+ * For a call of this shape on a device with these limits, without running anything
+ * (q4vk_op_plan.c makes the launchers' own choices). The harness asks before a run:
+ * which cases exercise a --kernel override, and which modules a case runs. */
+#define Q4VK_PLAN_MAX 4
+typedef struct q4vk_plan {
+    int n;
+    const char *kernels[Q4VK_PLAN_MAX];   /* built-in kernel names, in dispatch order */
+} q4vk_plan;
+void q4vk_dequantize_plan(const q4vk_device_info *info, q4vk_plan *p);
+void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
+                            q4vk_plan *p);
+void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, int64_t N,
+                                     int64_t K, q4vk_plan *p);
+void q4vk_linear_dw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
+                         q4vk_plan *p);
+void q4vk_fused_ce_plan(const q4vk_device_info *info, q4vk_plan *p);
+void q4vk_adamw_step_plan(const q4vk_device_info *info, q4vk_plan *p);
+/* w, flat: which outputs the call asks for (q4vk_requant_args' non-NULL ones). */
+void q4vk_q4gsw_requant_plan(const q4vk_device_info *info, int64_t K, bool w, bool flat,
+                             q4vk_plan *p);
+
 /* ---------------- device ceilings (perf mode) ---------------- */
 typedef struct q4vk_ceilings {
     double copy_gbs;      /* device-local copy: (read + written bytes) / time, GB/s */

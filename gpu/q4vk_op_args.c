@@ -74,8 +74,13 @@ q4_status q4vk_op_distinct(const q4vk_buffer *out, const char *oname, const q4vk
 
 uint64_t q4vk_op_limit(const q4vk_context *ctx, uint64_t max_binding)
 {
+    return q4vk_op_limit_of(q4vk_info(ctx), max_binding);
+}
+
+uint64_t q4vk_op_limit_of(const q4vk_device_info *info, uint64_t max_binding)
+{
     const uint64_t idx_max = (uint64_t)UINT32_MAX + 1 - 16;
-    uint64_t lim = q4vk_info(ctx)->max_storage_range;
+    uint64_t lim = info->max_storage_range;
     if (max_binding && max_binding < lim)
         lim = max_binding;
     return lim < idx_max ? lim : idx_max;

@@ -28,6 +28,8 @@ q4_status q4vk_op_distinct(const q4vk_buffer *out, const char *oname, const q4vk
  * device's maxStorageBufferRange, capped so that the kernels' 32-bit element indices
  * (of at most 16 bytes) cannot overflow. */
 uint64_t q4vk_op_limit(const q4vk_context *ctx, uint64_t max_binding);
+/* The same from a device's limits alone (plans: q4vk_op_plan.c). */
+uint64_t q4vk_op_limit_of(const q4vk_device_info *info, uint64_t max_binding);
 /* Q4_ERR_RESOURCE with a sentence when `bytes` does not fit in one binding. */
 q4_status q4vk_op_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err);
 /* Range for an output binding at `offset`: to the end of the buffer (a multiple of 4,

@@ -101,6 +101,9 @@ typedef struct q4h_op {
     /* Runs the launcher on device buffers b (inputs, then output buffers). */
     q4_status (*launch)(q4vk_context *ctx, const q4_case *c, const q4_inputs *in,
                         q4vk_buffer *const *b, q4vk_timing *t, q4_error *err);
+    /* The built-in kernels launch dispatches for c on a device with `info` (the
+     * launcher's plan, q4vk.h); NULL: every kernel of `kernels`. */
+    void (*plan)(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p);
     /* Downloads the results into out->o[i].got / got_code, checking guard (and
      * padding) words. */
     q4_status (*read)(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,

@@ -7,6 +7,7 @@
 #include "dump.h"
 #include "judge.h"
 #include "op.h"
+#include "plan.h"
 #include "runner.h"
 
 double q4h_now_s(void)
@@ -175,6 +176,8 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
         if (!*ctx)
             break;
     }
+    if (*ctx)   /* static checks of the modules the case ran (issue 10 §3) */
+        q4h_lint_case(opt, c, q4vk_info(*ctx), r);
 done:
     q4h_outputs_free(&out);
     q4_inputs_free(&own);

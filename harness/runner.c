@@ -2,6 +2,8 @@
  * messages over a pipe; the parent reports them, and replaces a worker that dies
  * or stalls (Crash / Timeout for the case it was on). */
 #include "runner.h"
+
+#include "plan.h"
 #include "stop.h"
 
 #include <errno.h>
@@ -41,7 +43,10 @@ static void worker(const q4h_run_options *opt, const q4_case *cases, size_t n, s
     q4vk_context *ctx = NULL;
     msg m = { 0 };
     q4_error err = { 0 };
-    if (q4h_open_device(opt, start > 0, &ctx, &err) != Q4_OK) {
+    /* Before the first case: every override must be run by some selected case on
+     * this device (a replacement worker finds the same). */
+    if (q4h_open_device(opt, start > 0, &ctx, &err) != Q4_OK ||
+        (start == 0 && q4h_overrides_check_used(opt, cases, n, q4vk_info(ctx), &err) != Q4_OK)) {
         m.type = MSG_SETUP_ERROR;
         m.u.err = err;
         send_msg(fd, &m);

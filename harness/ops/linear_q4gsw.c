@@ -69,8 +69,13 @@ static const q4h_param params[] = {
     Q4H_CASE_INT_PARAM(bias), { NULL, 0, 0 }
 };
 
+static void plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
+{
+    q4vk_linear_q4gsw_plan(info, c->m, c->n, c->k, p);
+}
+
 const q4h_op q4h_op_linear_q4gsw = {
     .name = "linear_q4gsw", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .read = read_back, .bytes = bytes, .flops = flops, .params = params,
+    .plan = plan, .read = read_back, .bytes = bytes, .flops = flops, .params = params,
 };

@@ -107,8 +107,13 @@ static const q4h_param params[] = {
     Q4H_CASE_PARAM(n), Q4H_CASE_PARAM(k), Q4H_CASE_PARAM(gs), { NULL, 0, 0 }
 };
 
+static void plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
+{
+    q4vk_q4gsw_requant_plan(info, c->k, true, true, p);   /* launch asks for both */
+}
+
 const q4h_op q4h_op_q4gsw_requant = {
     .name = "q4gsw_requant", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .read = read_back, .bytes = bytes, .flops = flops, .params = params,
+    .plan = plan, .read = read_back, .bytes = bytes, .flops = flops, .params = params,
 };

@@ -40,6 +40,30 @@ expect 2 'adamw_step=junk.spv is not valid SPIR-V for Vulkan' -- run junk
 if "$q4cts" devices >/dev/null 2>&1; then
   one=$("$q4cts" list --filter 'q4cts.adamw_step.*' | head -1)
   expect 0 'Pass' -- "$q4cts" run --filter "$one" --kernel adamw_step=good.spv
+  # An override that no selected case runs (issue 11, defect 4): exit 2 before any case,
+  # naming the kernel and a case that runs it.
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o dequantize.spv "$shaders/dequantize.comp"
+  expect 2 'dequantize=dequantize.spv: no selected case runs kernel dequantize on this device.*a case that runs it: q4cts\.dequantize\.' -- \
+    "$q4cts" run --filter "$one" --kernel dequantize=dequantize.spv
+  grep -q "$one" out.txt && fail "a case ran although the override was refused"
+  # requant's flat kernel runs only where K % 8 == 4; no generated case has one.
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o flat.spv "$shaders/q4gsw_requant_flat.comp"
+  expect 2 'no selected case runs kernel q4gsw_requant_flat' -- \
+    "$q4cts" run --filter 'q4cts.q4gsw_requant.*' --kernel q4gsw_requant_flat=flat.spv
+  expect 0 'Pass' -- "$q4cts" run --filter q4cts.q4gsw_requant.custom.n16_k36_g4 \
+    --kernel q4gsw_requant_flat=flat.spv
+  # Static checks (issue 10 §3): a planted round() in the requant kernel is a
+  # QualityWarning naming it, a failure under --strict.
+  sed 's/roundEven(xp \/ c.sp)/round(xp \/ c.sp)/' "$shaders/q4gsw_requant.glsl" >q4gsw_requant.glsl
+  cmp -s q4gsw_requant.glsl "$shaders/q4gsw_requant.glsl" && fail "the round() edit changed nothing"
+  cp "$shaders/q4gsw_requant_w4x8.comp" "$shaders/q4_w4x8.glsl" .
+  "$glslang" --target-env vulkan1.1 -V --quiet -I. -o rounding.spv q4gsw_requant_w4x8.comp
+  req=q4cts.q4gsw_requant.custom.n16_k64_g16
+  expect 0 'static check of kernel q4gsw_requant_w4x8 .*round: GLSL round\(\)' -- \
+    "$q4cts" run --filter $req --kernel q4gsw_requant_w4x8=rounding.spv
+  grep -q '^QualityWarning' out.txt || fail "the planted round() is not a QualityWarning"
+  expect 1 'QualityWarning' -- "$q4cts" run --filter $req --kernel q4gsw_requant_w4x8=rounding.spv --strict
+  expect 0 'Pass' -- "$q4cts" run --filter $req
 else
   echo "no Vulkan device: the accepted module is not run"
 fi

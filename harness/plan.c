@@ -1,0 +1,125 @@
+/* plan.c: which kernels a case runs, the check that every override is exercised
+ * (issue 11, defect 4), and static-check findings as verdicts (issue 10 §3); see
+ * plan.h. */
+#include "plan.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "op.h"
+#include "q4spv_lint.h"
+
+void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
+{
+    const q4h_op *op = q4h_op_find(c->op);
+    p->n = 0;
+    if (op && op->plan) {
+        op->plan(c, info, p);
+        return;
+    }
+    for (int i = 0; op && op->kernels[i] && p->n < Q4VK_PLAN_MAX; i++)
+        p->kernels[p->n++] = op->kernels[i];
+}
+
+static bool runs(const q4_case *c, const q4vk_device_info *info, const char *kernel)
+{
+    q4vk_plan p;
+    q4h_case_plan(c, info, &p);
+    for (int i = 0; i < p.n; i++)
+        if (!strcmp(p.kernels[i], kernel))
+            return true;
+    return false;
+}
+
+q4_status q4h_overrides_check_used(const q4h_run_options *opt, const q4_case *cases,
+                                   size_t n, const q4vk_device_info *info, q4_error *err)
+{
+    for (int o = 0; o < opt->n_overrides; o++) {
+        const char *kernel = opt->overrides[o].kernel;
+        size_t i = 0;
+        while (i < n && !runs(&cases[i], info, kernel))
+            i++;
+        if (i < n)
+            continue;
+        /* A case of the whole generated set that would run it, as the example. */
+        q4_case *all = NULL;
+        size_t n_all = 0;
+        q4_error ignored = { 0 };
+        char example[200] = "";
+        if (q4_case_select(NULL, 0, NULL, 0, 0, 1, 0, &all, &n_all, &ignored) == Q4_OK)
+            for (size_t k = 0; k < n_all && !example[0]; k++)
+                if (runs(&all[k], info, kernel))
+                    snprintf(example, sizeof example, "; a case that runs it: %.150s",
+                             all[k].name);
+        free(all);
+        return q4_fail(err, Q4_ERR_ARG, "--kernel %s=%.200s: no selected case runs kernel %s "
+                       "on this device, so the override would go untested%s", kernel,
+                       opt->overrides[o].path, kernel,
+                       example[0] ? example : " (no case of q4cts runs it here)");
+    }
+    return Q4_OK;
+}
+
+/* ---- static checks, once per kernel per process ---- */
+
+typedef struct lint_entry {
+    char kernel[64];
+    char text[400];      /* "" when clean */
+} lint_entry;
+
+static lint_entry lint_cache[64];
+static int lint_cached;
+
+static const char *lint_text(const q4h_run_options *opt, const char *kernel)
+{
+    for (int i = 0; i < lint_cached; i++)
+        if (!strcmp(lint_cache[i].kernel, kernel))
+            return lint_cache[i].text;
+    const uint32_t *words = NULL;
+    size_t n_words = 0;
+    for (int o = 0; o < opt->n_overrides; o++)
+        if (!strcmp(opt->overrides[o].kernel, kernel)) {
+            words = opt->overrides[o].words;
+            n_words = opt->overrides[o].n_words;
+        }
+    const q4vk_kernel *k = q4vk_kernel_find(kernel);
+    if (!words && k) {
+        words = k->spirv;
+        n_words = k->spirv_words;
+    }
+    static char none[1] = "";
+    if (!words || lint_cached == (int)(sizeof lint_cache / sizeof lint_cache[0]))
+        return none;
+    lint_entry *e = &lint_cache[lint_cached++];
+    snprintf(e->kernel, sizeof e->kernel, "%s", kernel);
+    e->text[0] = '\0';
+    q4spv_module m;
+    q4spv_lint_report rep;
+    q4_error err = { 0 };
+    if (q4spv_parse(words, n_words, &m, &err) == Q4_OK) {
+        if (q4spv_lint(&m, &rep, &err) == Q4_OK)
+            q4spv_lint_text(&rep, e->text, sizeof e->text);
+        q4spv_module_free(&m);
+    }
+    return e->text;
+}
+
+void q4h_lint_case(const q4h_run_options *opt, const q4_case *c, const q4vk_device_info *info,
+                   q4_result *r)
+{
+    q4vk_plan p;
+    q4h_case_plan(c, info, &p);
+    for (int i = 0; i < p.n; i++) {
+        const char *text = lint_text(opt, p.kernels[i]);
+        if (!text[0])
+            continue;
+        if (r->verdict == Q4_PASS)
+            r->verdict = Q4_QUALITY_WARNING;
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len,
+                 "%sstatic check of kernel %s (portable drivers may differ): %s",
+                 len ? "; " : "", p.kernels[i], text);
+    }
+}

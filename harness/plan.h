@@ -1,0 +1,27 @@
+/* plan.h: the built-in kernels a case runs on a device (its op's launcher plan), and
+ * what q4cts does with them before and after a case: refuse a --kernel override that
+ * no selected case runs, and turn static-check findings (spirv/q4spv_lint.h) of the
+ * modules a case runs into that case's verdict. */
+#ifndef Q4H_PLAN_H
+#define Q4H_PLAN_H
+
+#include "q4case.h"
+#include "q4vk.h"
+#include "runner.h"
+
+/* The kernels c dispatches on a device with `info` (every kernel of its op when the
+ * op has no plan). */
+void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p);
+
+/* Q4_ERR_ARG when an override replaces a kernel that none of cases runs on this
+ * device, naming the kernel and a case that would run it. */
+q4_status q4h_overrides_check_used(const q4h_run_options *opt, const q4_case *cases,
+                                   size_t n, const q4vk_device_info *info, q4_error *err);
+
+/* The static checks of every module c runs (the override's module where there is
+ * one): each finding is appended to r's message, and a Pass becomes QualityWarning
+ * (which --strict fails). */
+void q4h_lint_case(const q4h_run_options *opt, const q4_case *c, const q4vk_device_info *info,
+                   q4_result *r);
+
+#endif
