@@ -11,6 +11,18 @@
 
 static q4vk_context *ctx;
 
+/* Scales in the contract (the launchers check them): all 1. */
+static q4vk_buffer *ones(size_t n)
+{
+    float *v = malloc(n * sizeof *v);
+    ck_assert(v != NULL);
+    for (size_t i = 0; i < n; i++)
+        v[i] = 1.0f;
+    q4vk_buffer *b = dev_buf(ctx, v, n * sizeof *v);
+    free(v);
+    return b;
+}
+
 /* The plan's kernels and the pipelines created since the list was emptied agree as sets. */
 static void agree(const char *what, const q4vk_plan *p)
 {
@@ -36,9 +48,9 @@ static void agree(const char *what, const q4vk_plan *p)
 static void linear(int64_t M, int64_t N, int64_t K, int backward)
 {
     const int64_t gs = 32;
-    q4vk_buffer *a = dev_buf(ctx, NULL, (size_t)(M * (backward ? N : K)) * 4);
+    q4vk_buffer *a = ones((size_t)(M * (backward ? N : K)));
     q4vk_buffer *w = dev_buf(ctx, NULL, (size_t)q4_w4x8_words(N, K) * 4);
-    q4vk_buffer *s = dev_buf(ctx, NULL, (size_t)q4_scales_count(N, K, gs) * 4);
+    q4vk_buffer *s = ones((size_t)q4_scales_count(N, K, gs));
     q4vk_buffer *y = dev_buf(ctx, NULL, (size_t)(M * (backward ? K : N)) * 4);
     q4vk_plan p;
     char what[96];
@@ -75,8 +87,8 @@ END_TEST
 static void requant(int64_t N, int64_t K)
 {
     const int64_t gs = 4;
-    q4vk_buffer *lat = dev_buf(ctx, NULL, (size_t)(N * K) * 4);
-    q4vk_buffer *s = dev_buf(ctx, NULL, (size_t)q4_scales_count(N, K, gs) * 4);
+    q4vk_buffer *lat = ones((size_t)(N * K));
+    q4vk_buffer *s = ones((size_t)q4_scales_count(N, K, gs));
     q4vk_buffer *w = dev_buf(ctx, NULL, (size_t)q4_w4x8_words(N, K) * 4);
     q4vk_buffer *flat = dev_buf(ctx, NULL, (size_t)q4_flat_bytes(N, K));
     q4vk_plan p;
