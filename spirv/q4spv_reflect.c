@@ -195,9 +195,9 @@ q4_status q4spv_reflect(const q4spv_module *m, q4spv_interface *out, q4_error *e
         const uint32_t *w = q4spv_iwords(m, i);
         uint32_t set, binding, spec, count;
         if (i->opcode == SpvOpEntryPoint && i->count >= 4) {
-            if (out->n_entries == Q4SPV_MAX_ENTRIES)
+            if (out->n_entries == Q4SPV_REFLECT_MAX_ENTRIES)
                 return q4_fail(err, Q4_ERR_ARG, "the module has more than %d entry points",
-                               Q4SPV_MAX_ENTRIES);
+                               Q4SPV_REFLECT_MAX_ENTRIES);
             q4spv_entry *e = &out->entries[out->n_entries];
             e->model = w[1];
             e->id = w[2];
@@ -212,9 +212,9 @@ q4_status q4spv_reflect(const q4spv_module *m, q4spv_interface *out, q4_error *e
             int seen = 0;
             for (int s = 0; s < out->n_spec; s++)
                 seen |= out->spec_ids[s] == spec;
-            if (!seen && out->n_spec == Q4SPV_MAX_SPEC)
+            if (!seen && out->n_spec == Q4SPV_REFLECT_MAX_SPEC)
                 return q4_fail(err, Q4_ERR_ARG, "the module has more than %d specialisation "
-                               "constants", Q4SPV_MAX_SPEC);
+                               "constants", Q4SPV_REFLECT_MAX_SPEC);
             if (!seen)
                 out->spec_ids[out->n_spec++] = spec;
         } else if (i->opcode == SpvOpVariable && i->count >= 4) {
@@ -225,9 +225,9 @@ q4_status q4spv_reflect(const q4spv_module *m, q4spv_interface *out, q4_error *e
                 out->push_bytes = bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes;
             } else if (q4spv_decoration(m, i->result_id, Q4SPV_NO_ID, SpvDecorationDescriptorSet, &set) &&
                        q4spv_decoration(m, i->result_id, Q4SPV_NO_ID, SpvDecorationBinding, &binding)) {
-                if (out->n_bindings == Q4SPV_MAX_BINDINGS)
+                if (out->n_bindings == Q4SPV_REFLECT_MAX_BINDINGS)
                     return q4_fail(err, Q4_ERR_ARG, "the module has more than %d descriptor "
-                                   "bindings", Q4SPV_MAX_BINDINGS);
+                                   "bindings", Q4SPV_REFLECT_MAX_BINDINGS);
                 const q4spv_inst *t = pointee(m, i->type_id, &count);
                 out->bindings[out->n_bindings++] = (q4spv_binding){
                     set, binding, descriptor_type(m, storage, t), storage, count, i->result_id };

@@ -34,9 +34,9 @@ typedef struct q4spv_binding {
     uint32_t var;              /* the OpVariable's id */
 } q4spv_binding;
 
-#define Q4SPV_MAX_ENTRIES 8
-#define Q4SPV_MAX_BINDINGS 32
-#define Q4SPV_MAX_SPEC 64
+#define Q4SPV_REFLECT_MAX_ENTRIES 8
+#define Q4SPV_REFLECT_MAX_BINDINGS 32
+#define Q4SPV_REFLECT_MAX_SPEC 64
 
 typedef struct q4spv_entry {
     char name[64];
@@ -46,13 +46,13 @@ typedef struct q4spv_entry {
 
 typedef struct q4spv_interface {
     int n_entries;
-    q4spv_entry entries[Q4SPV_MAX_ENTRIES];
+    q4spv_entry entries[Q4SPV_REFLECT_MAX_ENTRIES];
     int main_entry;            /* index of the GLCompute entry point "main"; -1: none */
     int n_bindings;            /* sorted by (set, binding) */
-    q4spv_binding bindings[Q4SPV_MAX_BINDINGS];
+    q4spv_binding bindings[Q4SPV_REFLECT_MAX_BINDINGS];
     uint32_t push_bytes;       /* size of the push-constant block; 0 without one */
     int n_spec;                /* sorted, distinct */
-    uint32_t spec_ids[Q4SPV_MAX_SPEC];
+    uint32_t spec_ids[Q4SPV_REFLECT_MAX_SPEC];
     /* Local size of the main entry: each dimension a literal, or taken from a
      * specialisation constant (local_size_spec[d] = its id, local_size[d] = its default);
      * local_size_spec[d] = -1 for a literal. local_size 0: none declared. */
