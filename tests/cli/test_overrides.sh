@@ -46,10 +46,10 @@ if "$q4cts" devices >/dev/null 2>&1; then
   expect 2 'dequantize=dequantize.spv: no selected case runs kernel dequantize on this device.*a case that runs it: q4cts\.dequantize\.' -- \
     "$q4cts" run --filter "$one" --kernel dequantize=dequantize.spv
   grep -q "$one" out.txt && fail "a case ran although the override was refused"
-  # requant's flat kernel runs only where K % 8 == 4; no generated case has one.
+  # requant's flat kernel runs only where K % 8 == 4; no tile_aligned case has one.
   "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o flat.spv "$shaders/q4gsw_requant_flat.comp"
   expect 2 'no selected case runs kernel q4gsw_requant_flat' -- \
-    "$q4cts" run --filter 'q4cts.q4gsw_requant.*' --kernel q4gsw_requant_flat=flat.spv
+    "$q4cts" run --filter 'q4cts.q4gsw_requant.tile_aligned.*' --kernel q4gsw_requant_flat=flat.spv
   expect 0 'Pass' -- "$q4cts" run --filter q4cts.q4gsw_requant.custom.n16_k36_g4 \
     --kernel q4gsw_requant_flat=flat.spv
   # Static checks (issue 10 §3): a planted round() in the requant kernel is a
