@@ -204,9 +204,11 @@ typedef struct parser {
 /* Records the first problem only: later ones follow from it. */
 static void bad(parser *p, const char *where, const char *key, const char *expected)
 {
+    char where_echo[96], key_echo[96];   /* member names come from the file: escaped */
     if (p->st == Q4_OK)
-        p->st = q4_fail(p->err, Q4_ERR_ARG, "%s: %s%s%s must be %s", p->what, where,
-                        where[0] ? "." : "", key, expected);
+        p->st = q4_fail(p->err, Q4_ERR_ARG, "%s: %s%s%s must be %s", p->what,
+                        q4_echo(where, where_echo, sizeof where_echo), where[0] ? "." : "",
+                        q4_echo(key, key_echo, sizeof key_echo), expected);
 }
 
 /* The member key of o; NULL (and a problem unless optional) when missing. */

@@ -154,6 +154,7 @@ q4_status q4h_npy_parse(const void *buf, size_t size, const char *what, q4h_npy 
                         q4_error *err)
 {
     const unsigned char *b = buf;
+    char echo[64];   /* header text quoted in a message, escaped (q4_echo) */
     *out = (q4h_npy){ 0 };
     if (size < 10 || memcmp(b, "\x93NUMPY", 6) != 0)
         return BAD("%s is not a .npy file (it does not start with \\x93NUMPY)", what);
@@ -199,7 +200,8 @@ q4_status q4h_npy_parse(const void *buf, size_t size, const char *what, q4h_npy 
                            what, Q4H_NPY_MAX_DIMS);
             have_shape = 1;
         } else {
-            return BAD("%s: unexpected or repeated key '%s' in the .npy header", what, key);
+            return BAD("%s: unexpected or repeated key '%s' in the .npy header", what,
+                       q4_echo(key, echo, sizeof echo));
         }
         if (!take(&c, ',')) {
             if (!take(&c, '}'))
@@ -217,7 +219,8 @@ q4_status q4h_npy_parse(const void *buf, size_t size, const char *what, q4h_npy 
         descr[0] = '|';
     out->elem = q4h_npy_elem(descr);
     if (!out->elem)
-        return BAD("%s has dtype '%s'; expected one of <f4, <f8, <i4, <u4, |u1", what, descr);
+        return BAD("%s has dtype '%s'; expected one of <f4, <f8, <i4, <u4, |u1", what,
+                   q4_echo(descr, echo, sizeof echo));
     memcpy(out->descr, descr, 4);
 
     out->count = 1;

@@ -113,7 +113,7 @@ static q4_status add_results(q4h_baseline *b, json_object *results, const char *
 
 q4_status q4h_baseline_load(const char *path, q4h_baseline **out, q4_error *err)
 {
-    char shown[Q4_ECHO_MAX];
+    char shown[Q4_ECHO_MAX], fmt_echo[64];
     size_t len;
     q4_echo(path, shown, sizeof shown);
     *out = NULL;
@@ -139,7 +139,8 @@ q4_status q4h_baseline_load(const char *path, q4h_baseline **out, q4_error *err)
              !json_object_is_type(format, json_type_int) || json_object_get_int(format) != 1)
         st = q4_fail(err, Q4_ERR_ARG, "the baseline %s has format %s; this q4cts reads "
                      "format 1 (" EXPECTED ")", shown,
-                     format ? json_object_to_json_string(format) : "(none)");
+                     q4_echo(format ? json_object_to_json_string(format) : "(none)", fmt_echo,
+                             sizeof fmt_echo));
     else if (!json_object_object_get_ex(perf, "results", &results) ||
              !json_object_is_type(results, json_type_array))
         st = q4_fail(err, Q4_ERR_ARG, "the baseline %s has no \"results\" array; " EXPECTED, shown);
