@@ -189,6 +189,13 @@ void *q4c_alloc(int64_t count, size_t elem, const char *what, const q4_case *c, 
             return st; \
     } while (0)
 
+/* The name part and contract check of an op whose case is one weight [N, K] with
+ * group size gs (dequantize, requant): keys n k g, printed n<N>_k<K>_g<gs>. */
+q4_status q4c_weight_fill(const q4c_params *p, q4_case *c, q4_error *err);
+void q4c_weight_format(const q4_case *c, q4c_text *t);
+q4_status q4c_weight_check(const q4_case *c, q4_error *err);
+/* The value check of every op with a weight: its scales are finite normals or zero (SPEC §1). */
+q4_status q4c_weight_check_scales(const q4_case *c, const q4_inputs *in, q4_error *err);
 /* The weight inputs of dequantize and the linear ops: scales (by mode), codes, W_4X8. */
 q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, q4_error *err);
 /* The scale mode of the shared classes ("wide", "tiny", "all_zero_scales"), else NORMAL. */

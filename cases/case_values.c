@@ -85,6 +85,30 @@ void *q4c_alloc(int64_t count, size_t elem, const char *what, const q4_case *c, 
     return p;
 }
 
+q4_status q4c_weight_fill(const q4c_params *p, q4_case *c, q4_error *err)
+{
+    (void)err;
+    c->n = Q4C_P(p, 'n');
+    c->k = Q4C_P(p, 'k');
+    c->gs = Q4C_P(p, 'g');
+    return Q4_OK;
+}
+
+void q4c_weight_format(const q4_case *c, q4c_text *t)
+{
+    q4c_put(t, "n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
+}
+
+q4_status q4c_weight_check(const q4_case *c, q4_error *err)
+{
+    return q4_check_weight(c->n, c->k, c->gs, err);
+}
+
+q4_status q4c_weight_check_scales(const q4_case *c, const q4_inputs *in, q4_error *err)
+{
+    return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
+}
+
 q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, q4_error *err)
 {
     const int64_t N = c->n, K = c->k, ns = q4_scales_count(N, K, c->gs);

@@ -136,11 +136,6 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     return Q4_OK;
 }
 
-static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *err)
-{
-    return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
-}
-
 static void random_case(q4_case *c)
 {
     q4c_rng g = q4c_sweep_rng(c);
@@ -154,6 +149,6 @@ static void random_case(q4_case *c)
 const q4c_op q4c_op_linear_q4gsw = {
     .name = "linear_q4gsw", .keys = "m|d n k g [b]", .allowed = "mdnkgb", .required = "mnkg",
     .families = families, .classes = classes, .generated = generated, .fill = fill,
-    .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
+    .format = format, .check = check, .inputs = inputs, .check_inputs = q4c_weight_check_scales,
     .random = random_case,
 };

@@ -74,25 +74,6 @@ static const char *const generated[] = {
     NULL,
 };
 
-static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
-{
-    (void)err;
-    c->n = Q4C_P(p, 'n');
-    c->k = Q4C_P(p, 'k');
-    c->gs = Q4C_P(p, 'g');
-    return Q4_OK;
-}
-
-static void format(const q4_case *c, q4c_text *t)
-{
-    q4c_put(t, "n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
-}
-
-static q4_status check(const q4_case *c, q4_error *err)
-{
-    return q4_check_weight(c->n, c->k, c->gs, err);
-}
-
 typedef enum latent_mode {
     LATENT_ORDINARY, LATENT_TIES, LATENT_CLAMP, LATENT_WIDE, LATENT_OVERFLOW, LATENT_ZEROS
 } latent_mode;
@@ -180,11 +161,6 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     return Q4_OK;
 }
 
-static q4_status check_inputs(const q4_case *c, const q4_inputs *in, q4_error *err)
-{
-    return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
-}
-
 static void random_case(q4_case *c)
 {
     q4c_rng g = q4c_sweep_rng(c);
@@ -195,7 +171,7 @@ static void random_case(q4_case *c)
 
 const q4c_op q4c_op_q4gsw_requant = {
     .name = "q4gsw_requant", .keys = "n k g", .allowed = "nkg", .required = "nkg",
-    .families = families, .classes = classes, .generated = generated, .fill = fill,
-    .format = format, .check = check, .inputs = inputs, .check_inputs = check_inputs,
-    .random = random_case,
+    .families = families, .classes = classes, .generated = generated,
+    .fill = q4c_weight_fill, .format = q4c_weight_format, .check = q4c_weight_check,
+    .inputs = inputs, .check_inputs = q4c_weight_check_scales, .random = random_case,
 };
