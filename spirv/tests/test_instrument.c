@@ -13,22 +13,7 @@
 #include "q4spv_instrument.h"
 #include "q4spv_module.h"
 #include "q4vk.h"
-
-static uint32_t *read_spv(const char *name, size_t *n)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", Q4SPV_TEST_SPV_DIR, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long bytes = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint32_t *w = malloc((size_t)bytes);
-    ck_assert_uint_eq(fread(w, 1, (size_t)bytes, f), (size_t)bytes);
-    fclose(f);
-    *n = (size_t)bytes / 4;
-    return w;
-}
+#include "spv_test_file.h"
 
 static uint32_t count_op(const uint32_t *w, size_t n, uint32_t opcode)
 {
@@ -106,7 +91,7 @@ END_TEST
 static void check_probe(const char *file, uint32_t version)
 {
     size_t n, n_out;
-    uint32_t *w = read_spv(file, &n), *out;
+    uint32_t *w = spv_test_load(file, &n), *out;
     q4spv_map *map;
     q4_error err = { 0 };
     ck_assert_uint_eq(w[1], version);
@@ -140,7 +125,7 @@ END_TEST
 START_TEST(coverage_or_bounds_alone)
 {
     size_t n, n_out;
-    uint32_t *w = read_spv("probe-spv13.spv", &n), *out;
+    uint32_t *w = spv_test_load("probe-spv13.spv", &n), *out;
     q4spv_map *map;
     q4_error err = { 0 };
     q4spv_options cov = { .set = 1, .coverage = true }, bounds = { .set = 1, .bounds = true };
@@ -167,7 +152,7 @@ END_TEST
 START_TEST(set_in_use_is_refused)
 {
     size_t n, n_out;
-    uint32_t *w = read_spv("set1.spv", &n), *out;
+    uint32_t *w = spv_test_load("set1.spv", &n), *out;
     q4spv_map *map;
     q4_error err = { 0 };
     ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_ERR_ARG);
@@ -203,7 +188,7 @@ END_TEST
 START_TEST(probe_init_and_first_oob)
 {
     size_t n, n_out;
-    uint32_t *w = read_spv("probe-spv13.spv", &n), *out;
+    uint32_t *w = spv_test_load("probe-spv13.spv", &n), *out;
     q4spv_map *map;
     q4_error err = { 0 };
     ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_OK);

@@ -10,22 +10,7 @@
 #include "q4spv_lint.h"
 #include "q4spv_reflect.h"
 #include "q4vk.h"
-
-static uint32_t *load(const char *name, size_t *n)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.spv", Q4SPV_TEST_SPV_DIR, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint32_t *w = malloc((size_t)size);
-    ck_assert(w && fread(w, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
-    *n = (size_t)size / 4;
-    return w;
-}
+#include "spv_test_file.h"
 
 static void lint_words(const uint32_t *w, size_t n, q4spv_lint_report *r)
 {
@@ -39,7 +24,9 @@ static void lint_words(const uint32_t *w, size_t n, q4spv_lint_report *r)
 static void lint_file(const char *name, q4spv_lint_report *r)
 {
     size_t n;
-    uint32_t *w = load(name, &n);
+    char file[128];
+    snprintf(file, sizeof file, "%s.spv", name);
+    uint32_t *w = spv_test_load(file, &n);
     lint_words(w, n, r);
     free(w);
 }

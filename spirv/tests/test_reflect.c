@@ -7,23 +7,7 @@
 
 #include "q4spv_module.h"
 #include "q4spv_reflect.h"
-
-/* Reads Q4SPV_TEST_SPV_DIR/name.spv into malloc'd words. */
-static uint32_t *load(const char *name, size_t *n)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.spv", Q4SPV_TEST_SPV_DIR, name);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint32_t *w = malloc((size_t)size);
-    ck_assert(w && fread(w, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
-    *n = (size_t)size / 4;
-    return w;
-}
+#include "spv_test_file.h"
 
 static void reflect(const uint32_t *w, size_t n, q4spv_interface *out)
 {
@@ -37,7 +21,7 @@ static void reflect(const uint32_t *w, size_t n, q4spv_interface *out)
 START_TEST(reflects_every_part)
 {
     size_t n;
-    uint32_t *w = load("reflect_sample", &n);
+    uint32_t *w = spv_test_load("reflect_sample.spv", &n);
     q4_error err = { 0 };
     q4spv_interface f;
     ck_assert_msg(q4spv_validate(w, n, "sample", &err) == Q4_OK, "%s", err.msg);
@@ -71,7 +55,7 @@ END_TEST
 START_TEST(truncated_module_is_refused)
 {
     size_t n;
-    uint32_t *w = load("reflect_sample", &n);
+    uint32_t *w = spv_test_load("reflect_sample.spv", &n);
     q4_error err = { 0 };
     q4spv_module m;
     ck_assert_int_eq(q4spv_validate(w, n - 3, "sample", &err), Q4_ERR_ARG);
@@ -87,7 +71,7 @@ END_TEST
 START_TEST(invalid_module_is_refused)
 {
     size_t n;
-    uint32_t *w = load("reflect_sample", &n);
+    uint32_t *w = spv_test_load("reflect_sample.spv", &n);
     q4_error err = { 0 };
     /* The first OpTypePointer's pointee becomes an id nothing defines. */
     q4spv_module m;
@@ -106,7 +90,7 @@ END_TEST
 START_TEST(interface_differences_are_named)
 {
     size_t n;
-    uint32_t *w = load("reflect_sample", &n);
+    uint32_t *w = spv_test_load("reflect_sample.spv", &n);
     q4spv_interface want, got;
     char msg[1024];
     reflect(w, n, &want);
@@ -137,7 +121,7 @@ END_TEST
 START_TEST(entry_point_other_than_main)
 {
     size_t n;
-    uint32_t *w = load("reflect_sample", &n);
+    uint32_t *w = spv_test_load("reflect_sample.spv", &n);
     q4spv_module m;
     q4spv_interface want, got;
     q4_error err = { 0 };
