@@ -6,6 +6,7 @@
  * exactly. The parser checks the type of every key it reads and names the key in
  * its message; keys it does not know are ignored (a newer minor addition). */
 #include "case_json.h"
+#include "json_text.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -195,117 +196,26 @@ q4_status q4h_case_json_write(const char *path, const q4h_dump_meta *m, q4_error
 
 /* ---- parsing ---- */
 
-typedef struct parser {
-    const char *what;
-    q4_error *err;
-    q4_status st;
-} parser;
-
-/* Records the first problem only: later ones follow from it. */
-static void bad(parser *p, const char *where, const char *key, const char *expected)
-{
-    char where_echo[96], key_echo[96];   /* member names come from the file: escaped */
-    if (p->st == Q4_OK)
-        p->st = q4_fail(p->err, Q4_ERR_ARG, "%s: %s%s%s must be %s", p->what,
-                        q4_echo(where, where_echo, sizeof where_echo), where[0] ? "." : "",
-                        q4_echo(key, key_echo, sizeof key_echo), expected);
-}
-
-/* The member key of o; NULL (and a problem unless optional) when missing. */
-static json_object *member(parser *p, json_object *o, const char *where, const char *key,
-                           json_type type, bool optional, const char *expected)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || !v) {
-        if (!optional)
-            bad(p, where, key, expected);
-        return NULL;
-    }
-    if (!json_object_is_type(v, type) &&
-        !(type == json_type_double && json_object_is_type(v, json_type_int))) {
-        bad(p, where, key, expected);
-        return NULL;
-    }
-    return v;
-}
-
-static void get_str(parser *p, json_object *o, const char *where, const char *key, char *buf,
-                    size_t size, bool optional)
-{
-    json_object *v = member(p, o, where, key, json_type_string, optional, "a string");
-    if (!v)
-        return;
-    int len = json_object_get_string_len(v);
-    const char *s = json_object_get_string(v);
-    if ((size_t)len >= size || memchr(s, '\0', (size_t)len))
-        bad(p, where, key, "a shorter string without NUL characters");
-    else
-        memcpy(buf, s, (size_t)len + 1);
-}
-
-/* A number or null (NAN); a missing key reads as NAN too. */
-static double get_num(parser *p, json_object *o, const char *where, const char *key)
-{
-    json_object *v = NULL;
-    if (!json_object_object_get_ex(o, key, &v) || !v)
-        return NAN;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
-        bad(p, where, key, "a number or null");
-        return NAN;
-    }
-    return json_object_get_double(v);
-}
-
-/* An integer in [lo, hi], or -1 for null or a missing key when nullable. */
-static int64_t get_int(parser *p, json_object *o, const char *where, const char *key,
-                       int64_t lo, int64_t hi, bool nullable)
-{
-    json_object *v = NULL;
-    char expected[96];
-    snprintf(expected, sizeof expected, "an integer from %lld to %lld%s", (long long)lo,
-             (long long)hi, nullable ? " or null" : "");
-    json_object_object_get_ex(o, key, &v);
-    if (!v && nullable)
-        return -1;
-    if (!v || !json_object_is_type(v, json_type_int)) {
-        bad(p, where, key, expected);
-        return lo;
-    }
-    errno = 0;
-    int64_t x = json_object_get_int64(v);
-    if (errno || x < lo || x > hi) {
-        bad(p, where, key, expected);
-        return lo;
-    }
-    return x;
-}
-
-static bool get_bool(parser *p, json_object *o, const char *where, const char *key)
-{
-    json_object *v = member(p, o, where, key, json_type_boolean, false, "true or false");
-    return v && json_object_get_boolean(v);
-}
-
 /* A tensor name is a file name part: letters, digits and '_' only, so that no name
  * reaches outside the dump's folder. */
-static void check_name(parser *p, const char *where, const char *name)
+static void check_name(q4h_jparser *p, const char *where, const char *name)
 {
     if (!name[0] || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                  "0123456789_") != strlen(name))
-        bad(p, where, "name", "letters, digits and '_' (it names a file)");
+        q4h_jp_bad(p, where, "name", "letters, digits and '_' (it names a file)");
 }
 
-static int get_shape(parser *p, json_object *o, const char *where, const char *key,
+static int get_shape(q4h_jparser *p, json_object *o, const char *where, const char *key,
                      int64_t *shape, int max_dims)
 {
-    json_object *a = member(p, o, where, key, json_type_array, false, "an array of sizes");
+    json_object *a = q4h_jp_member(p, o, where, key, json_type_array, false, "an array of sizes");
     if (!a)
         return 0;
     size_t n = json_object_array_length(a);
     if (n > (size_t)max_dims) {
         char expected[64];
         snprintf(expected, sizeof expected, "at most %d sizes", max_dims);
-        bad(p, where, key, expected);
+        q4h_jp_bad(p, where, key, expected);
         return 0;
     }
     for (size_t i = 0; i < n; i++) {
@@ -313,139 +223,139 @@ static int get_shape(parser *p, json_object *o, const char *where, const char *k
         errno = 0;
         if (!v || !json_object_is_type(v, json_type_int) ||
             (shape[i] = json_object_get_int64(v)) < 0 || errno) {
-            bad(p, where, key, "an array of non-negative integers");
+            q4h_jp_bad(p, where, key, "an array of non-negative integers");
             return 0;
         }
     }
     return (int)n;
 }
 
-static void get_descr(parser *p, json_object *o, const char *where, const char *key, char *descr)
+static void get_descr(q4h_jparser *p, json_object *o, const char *where, const char *key, char *descr)
 {
     char buf[8] = "";
-    get_str(p, o, where, key, buf, sizeof buf, false);
+    q4h_jp_str(p, o, where, key, buf, sizeof buf, false);
     if (p->st == Q4_OK && !q4h_npy_elem(buf))
-        bad(p, where, key, "one of <f4, <f8, <i4, <u4, |u1");
+        q4h_jp_bad(p, where, key, "one of <f4, <f8, <i4, <u4, |u1");
     else
         memcpy(descr, buf, 4);
 }
 
 /* The array root[key] of at most max objects; NULL when absent (a problem unless
  * optional) or malformed. */
-static json_object *objects(parser *p, json_object *root, const char *key, size_t max,
+static json_object *objects(q4h_jparser *p, json_object *root, const char *key, size_t max,
                             bool optional)
 {
     char expected[64];
     snprintf(expected, sizeof expected, "an array of at most %zu objects", max);
-    json_object *a = member(p, root, "", key, json_type_array, optional, expected);
+    json_object *a = q4h_jp_member(p, root, "", key, json_type_array, optional, expected);
     size_t n = a ? json_object_array_length(a) : 0;
     for (size_t i = 0; i < n && n <= max; i++)
         if (!json_object_is_type(json_object_array_get_idx(a, i), json_type_object))
             n = max + 1;
     if (n > max) {
-        bad(p, "", key, expected);
+        q4h_jp_bad(p, "", key, expected);
         return NULL;
     }
     return a;
 }
 
-static void parse_output(parser *p, json_object *j, const char *where, q4h_dump_output *o)
+static void parse_output(q4h_jparser *p, json_object *j, const char *where, q4h_dump_output *o)
 {
     char kind[8] = "";
-    get_str(p, j, where, "name", o->name, sizeof o->name, false);
+    q4h_jp_str(p, j, where, "name", o->name, sizeof o->name, false);
     check_name(p, where, o->name);
-    get_str(p, j, where, "kind", kind, sizeof kind, false);
+    q4h_jp_str(p, j, where, "kind", kind, sizeof kind, false);
     if (p->st == Q4_OK && strcmp(kind, "real") && strcmp(kind, "code"))
-        bad(p, where, "kind", "\"real\" or \"code\"");
+        q4h_jp_bad(p, where, "kind", "\"real\" or \"code\"");
     o->code = !strcmp(kind, "code");
     o->ndim = get_shape(p, j, where, "shape", o->shape, Q4H_NPY_MAX_DIMS);
     int n = coords(o->ndim);
-    json_object *dims = member(p, j, where, "dims", json_type_array, false, "an array of names");
+    json_object *dims = q4h_jp_member(p, j, where, "dims", json_type_array, false, "an array of names");
     if (dims && json_object_array_length(dims) != (size_t)n)
-        bad(p, where, "dims", "the names of the rows and the columns the shape has");
+        q4h_jp_bad(p, where, "dims", "the names of the rows and the columns the shape has");
     snprintf(o->dims[0], sizeof o->dims[0], "-");
     snprintf(o->dims[1], sizeof o->dims[1], "-");
     for (int i = 0; p->st == Q4_OK && i < n; i++) {
         json_object *v = json_object_array_get_idx(dims, (size_t)i);
         const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
         if (!s || !s[0] || strlen(s) >= sizeof o->dims[0])
-            bad(p, where, "dims", "an array of short names");
+            q4h_jp_bad(p, where, "dims", "an array of short names");
         else
             snprintf(o->dims[2 - n + i], sizeof o->dims[0], "%s", s);
     }
-    o->has_got = get_bool(p, j, where, "got");
-    o->guard_ok = get_bool(p, j, where, "guard_ok");
-    o->padding_ok = get_bool(p, j, where, "padding_ok");
-    o->guard_bad_at = get_int(p, j, where, "guard_bad_at", 0, INT64_MAX, true);
-    o->padding_bad_at = get_int(p, j, where, "padding_bad_at", 0, INT64_MAX, true);
-    o->margin = get_num(p, j, where, "margin");
-    o->stat_margin = get_num(p, j, where, "stat_margin");
-    json_object *env = member(p, j, where, "envelope", json_type_object, true, "an object");
+    o->has_got = q4h_jp_bool(p, j, where, "got");
+    o->guard_ok = q4h_jp_bool(p, j, where, "guard_ok");
+    o->padding_ok = q4h_jp_bool(p, j, where, "padding_ok");
+    o->guard_bad_at = q4h_jp_int(p, j, where, "guard_bad_at", 0, INT64_MAX, true);
+    o->padding_bad_at = q4h_jp_int(p, j, where, "padding_bad_at", 0, INT64_MAX, true);
+    o->margin = q4h_jp_num(p, j, where, "margin");
+    o->stat_margin = q4h_jp_num(p, j, where, "stat_margin");
+    json_object *env = q4h_jp_member(p, j, where, "envelope", json_type_object, true, "an object");
     o->env = env != NULL;
     o->env_shared = env && json_object_object_get_ex(env, "shr", NULL);
-    o->dot_n = get_int(p, j, where, "dot_n", 0, INT64_MAX, true);
-    o->dot_factors = (int)get_int(p, j, where, "dot_factors", 0, 64, true);
+    o->dot_n = q4h_jp_int(p, j, where, "dot_n", 0, INT64_MAX, true);
+    o->dot_factors = (int)q4h_jp_int(p, j, where, "dot_factors", 0, 64, true);
     if (o->dot_n < 0)
         o->dot_n = 0;
     if (o->dot_factors < 0)
         o->dot_factors = 0;
-    json_object *raw = member(p, j, where, "raw", json_type_object, true, "an object");
+    json_object *raw = q4h_jp_member(p, j, where, "raw", json_type_object, true, "an object");
     if (raw) {
         char raw_where[64];
         snprintf(raw_where, sizeof raw_where, "%s.raw", where);
         get_descr(p, raw, raw_where, "dtype", o->raw_descr);
         if (get_shape(p, raw, raw_where, "shape", &o->raw_count, 1) != 1)
-            bad(p, raw_where, "shape", "one size");
+            q4h_jp_bad(p, raw_where, "shape", "one size");
     }
 }
 
-static void parse_result(parser *p, json_object *j, q4_result *r)
+static void parse_result(q4h_jparser *p, json_object *j, q4_result *r)
 {
     char verdict[32] = "";
     q4_result_init(r);
-    get_str(p, j, "result", "verdict", verdict, sizeof verdict, false);
+    q4h_jp_str(p, j, "result", "verdict", verdict, sizeof verdict, false);
     if (p->st == Q4_OK && !q4_verdict_parse(verdict, &r->verdict))
-        bad(p, "result", "verdict", "a verdict name (Pass, Fail, QualityWarning, ...)");
-    r->worst_margin = get_num(p, j, "result", "worst_margin");
-    r->stat_margin = get_num(p, j, "result", "stat_margin");
-    r->worst_err = get_num(p, j, "result", "worst_err");
-    r->got = get_num(p, j, "result", "got");
-    r->expected = get_num(p, j, "result", "expected");
-    r->bound = get_num(p, j, "result", "bound");
-    get_str(p, j, "result", "output", r->output, sizeof r->output, true);
-    get_str(p, j, "result", "where", r->where, sizeof r->where, true);
-    get_str(p, j, "result", "message", r->message, sizeof r->message, true);
-    get_str(p, j, "result", "repro", r->repro, sizeof r->repro, true);
+        q4h_jp_bad(p, "result", "verdict", "a verdict name (Pass, Fail, QualityWarning, ...)");
+    r->worst_margin = q4h_jp_num(p, j, "result", "worst_margin");
+    r->stat_margin = q4h_jp_num(p, j, "result", "stat_margin");
+    r->worst_err = q4h_jp_num(p, j, "result", "worst_err");
+    r->got = q4h_jp_num(p, j, "result", "got");
+    r->expected = q4h_jp_num(p, j, "result", "expected");
+    r->bound = q4h_jp_num(p, j, "result", "bound");
+    q4h_jp_str(p, j, "result", "output", r->output, sizeof r->output, true);
+    q4h_jp_str(p, j, "result", "where", r->where, sizeof r->where, true);
+    q4h_jp_str(p, j, "result", "message", r->message, sizeof r->message, true);
+    q4h_jp_str(p, j, "result", "repro", r->repro, sizeof r->repro, true);
 }
 
-static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
+static void parse_root(q4h_jparser *p, json_object *root, q4h_dump_meta *m)
 {
-    m->format = (int)get_int(p, root, "", "format", 1, Q4H_DUMP_FORMAT, false);
-    get_str(p, root, "", "name", m->name, sizeof m->name, false);
-    get_str(p, root, "", "op", m->op, sizeof m->op, false);
-    get_str(p, root, "", "family", m->family, sizeof m->family, true);
-    get_str(p, root, "", "values", m->values, sizeof m->values, true);
-    json_object *seed = member(p, root, "", "seed", json_type_int, false,
+    m->format = (int)q4h_jp_int(p, root, "", "format", 1, Q4H_DUMP_FORMAT, false);
+    q4h_jp_str(p, root, "", "name", m->name, sizeof m->name, false);
+    q4h_jp_str(p, root, "", "op", m->op, sizeof m->op, false);
+    q4h_jp_str(p, root, "", "family", m->family, sizeof m->family, true);
+    q4h_jp_str(p, root, "", "values", m->values, sizeof m->values, true);
+    json_object *seed = q4h_jp_member(p, root, "", "seed", json_type_int, false,
                                "an integer from 0 to 2^64-1");
     if (seed) {
         /* json-c keeps integers above INT64_MAX as unsigned; negative ones are refused. */
         if (json_object_get_int64(seed) < 0)
-            bad(p, "", "seed", "an integer from 0 to 2^64-1");
+            q4h_jp_bad(p, "", "seed", "an integer from 0 to 2^64-1");
         m->seed = json_object_get_uint64(seed);
     }
-    json_object *params = member(p, root, "", "params", json_type_object, false, "an object");
+    json_object *params = q4h_jp_member(p, root, "", "params", json_type_object, false, "an object");
     if (params) {
         json_object_object_foreach(params, key, v) {
             if (p->st != Q4_OK)
                 break;
             if (m->n_params == Q4H_DUMP_MAX_PARAMS || strlen(key) >= sizeof m->params[0].key) {
-                bad(p, "", "params", "at most 24 numbers with short names");
+                q4h_jp_bad(p, "", "params", "at most 24 numbers with short names");
                 break;
             }
             q4h_dump_param *d = &m->params[m->n_params++];
             snprintf(d->key, sizeof d->key, "%s", key);
             d->integer = v && json_object_is_type(v, json_type_int);
-            d->value = get_num(p, params, "params", key);
+            d->value = q4h_jp_num(p, params, "params", key);
         }
     }
     json_object *inputs = objects(p, root, "inputs", Q4H_MAX_TENSORS, false);
@@ -455,7 +365,7 @@ static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
         snprintf(where, sizeof where, "inputs[%zu]", i);
         json_object *j = json_object_array_get_idx(inputs, i);
         q4h_dump_array *a = &m->inputs[m->n_inputs++];
-        get_str(p, j, where, "name", a->name, sizeof a->name, false);
+        q4h_jp_str(p, j, where, "name", a->name, sizeof a->name, false);
         check_name(p, where, a->name);
         get_descr(p, j, where, "dtype", a->descr);
         a->ndim = get_shape(p, j, where, "shape", a->shape, Q4H_NPY_MAX_DIMS);
@@ -467,28 +377,28 @@ static void parse_root(parser *p, json_object *root, q4h_dump_meta *m)
         snprintf(where, sizeof where, "outputs[%zu]", i);
         parse_output(p, json_object_array_get_idx(outputs, i), where, &m->outputs[m->n_outputs++]);
     }
-    json_object *dev = member(p, root, "", "device", json_type_object, true, "an object");
+    json_object *dev = q4h_jp_member(p, root, "", "device", json_type_object, true, "an object");
     if (dev) {
-        get_str(p, dev, "device", "name", m->device, sizeof m->device, true);
-        get_str(p, dev, "device", "type", m->device_type, sizeof m->device_type, true);
-        get_str(p, dev, "device", "uuid", m->uuid, sizeof m->uuid, true);
-        get_str(p, dev, "device", "driver", m->driver, sizeof m->driver, true);
-        get_str(p, dev, "device", "driver_version", m->driver_version, sizeof m->driver_version,
+        q4h_jp_str(p, dev, "device", "name", m->device, sizeof m->device, true);
+        q4h_jp_str(p, dev, "device", "type", m->device_type, sizeof m->device_type, true);
+        q4h_jp_str(p, dev, "device", "uuid", m->uuid, sizeof m->uuid, true);
+        q4h_jp_str(p, dev, "device", "driver", m->driver, sizeof m->driver, true);
+        q4h_jp_str(p, dev, "device", "driver_version", m->driver_version, sizeof m->driver_version,
                 true);
-        get_str(p, dev, "device", "driver_info", m->driver_info, sizeof m->driver_info, true);
-        get_str(p, dev, "device", "vulkan", m->vulkan, sizeof m->vulkan, true);
+        q4h_jp_str(p, dev, "device", "driver_info", m->driver_info, sizeof m->driver_info, true);
+        q4h_jp_str(p, dev, "device", "vulkan", m->vulkan, sizeof m->vulkan, true);
     }
     json_object *kernels = objects(p, root, "kernels", Q4H_DUMP_MAX_KERNELS, true);
     n = kernels ? json_object_array_length(kernels) : 0;
     for (size_t i = 0; p->st == Q4_OK && i < n; i++) {
         json_object *k = json_object_array_get_idx(kernels, i);
-        get_str(p, k, "kernels", "kernel", m->kernels[i][0], sizeof m->kernels[i][0], false);
-        get_str(p, k, "kernels", "file", m->kernels[i][1], sizeof m->kernels[i][1], false);
+        q4h_jp_str(p, k, "kernels", "kernel", m->kernels[i][0], sizeof m->kernels[i][0], false);
+        q4h_jp_str(p, k, "kernels", "file", m->kernels[i][1], sizeof m->kernels[i][1], false);
         m->n_kernels++;
     }
-    json_object *strict = member(p, root, "", "strict", json_type_boolean, true, "true or false");
+    json_object *strict = q4h_jp_member(p, root, "", "strict", json_type_boolean, true, "true or false");
     m->strict = strict && json_object_get_boolean(strict);
-    json_object *result = member(p, root, "", "result", json_type_object, false, "an object");
+    json_object *result = q4h_jp_member(p, root, "", "result", json_type_object, false, "an object");
     if (result)
         parse_result(p, result, &m->result);
 }
@@ -497,30 +407,12 @@ q4_status q4h_case_json_parse(const char *buf, size_t size, const char *what, q4
                               q4_error *err)
 {
     *m = (q4h_dump_meta){ 0 };
-    if (size > INT32_MAX || memchr(buf, '\0', size))
-        return q4_fail(err, Q4_ERR_ARG, "%s is not JSON text (it holds a NUL byte or is over "
-                       "2 GiB)", what);
-    json_tokener *tok = json_tokener_new();
-    if (!tok)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory parsing %s", what);
-    json_object *root = json_tokener_parse_ex(tok, buf, (int)size);
-    enum json_tokener_error jerr = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    q4_status st = Q4_OK;
-    if (!root || jerr != json_tokener_success) {
-        st = q4_fail(err, Q4_ERR_ARG, "%s is not valid JSON: %s", what,
-                     jerr == json_tokener_continue ? "it ends in the middle of a value"
-                                                   : json_tokener_error_desc(jerr));
-    } else if (end < size && strspn(buf + end, " \t\r\n") != size - end) {
-        st = q4_fail(err, Q4_ERR_ARG, "%s is not valid JSON: text follows the object", what);
-    } else if (!json_object_is_type(root, json_type_object)) {
-        st = q4_fail(err, Q4_ERR_ARG, "%s must hold a JSON object", what);
-    } else {
-        parser p = { what, err, Q4_OK };
-        parse_root(&p, root, m);
-        st = p.st;
-    }
+    json_object *root = q4h_json_parse_object(buf, size, what, err);
+    if (!root)
+        return err ? err->status : Q4_ERR_ARG;
+    q4h_jparser p = { what, err, Q4_OK };
+    parse_root(&p, root, m);
+    q4_status st = p.st;
     json_object_put(root);
     return st;
 }

@@ -23,6 +23,9 @@ static const char usage[] =
     "  perf                 time the selected ops on benchmark shapes (GPU timestamps)\n"
     "  replay DIR           judge dumped GPU outputs again (DIR: one case's folder of a\n"
     "                       --dump-dir, or all of it); --rerun runs them on this device\n"
+    "  compare A.json B.json  the cases whose verdict changed from run A to run B and\n"
+    "                       the margins that moved by more than --factor; exit 1 when\n"
+    "                       a case got worse (docs/runs.md)\n"
     "\n"
     "Selection (run, list, perf):\n"
     "  --filter GLOB        cases whose name matches (repeatable); a full case name\n"
@@ -65,6 +68,9 @@ static const char usage[] =
     "  --warmup-ms MS       ... and at least MS of wall time (default 500), so that an\n"
     "                       idle GPU is back at full clocks before timing starts\n"
     "  --baseline FILE      compare with a saved --json; an op >10% slower exits 1\n"
+    "\n"
+    "Compare:\n"
+    "  --factor F           list margins that grew or shrank more than F times (default 2)\n"
     "\n"
     "  --help, --version\n"
     "\n"
@@ -160,23 +166,47 @@ static q4_status push_glob(const char **list, size_t *n, const char *flag, const
     return push(list, n, flag, v, err);
 }
 
-/* A non-option argument: the command, then (replay only) the folder it reads. */
+/* The most operands a command takes: replay DIR, compare A B, merge SHARD... */
+static size_t max_operands(const char *command)
+{
+    if (!strcmp(command, "replay"))
+        return 1;
+    if (!strcmp(command, "compare"))
+        return 2;
+    return 0;
+}
+
+/* A non-option argument: the command, then the operands it takes. */
 static q4_status positional(q4h_cli *cli, const char *arg, q4_error *err)
 {
     char shown[Q4_ECHO_MAX];
     if (!cli->command)
         cli->command = arg;
-    else if (!strcmp(cli->command, "replay") && !cli->operand)
-        cli->operand = arg;
-    else
+    else if (cli->n_operands < max_operands(cli->command)) {
+        cli->operands[cli->n_operands++] = arg;
+        cli->operand = cli->operands[0];
+    } else
         return q4_fail(err, Q4_ERR_ARG, "unexpected argument '%s'", SHOWN(arg));
+    return Q4_OK;
+}
+
+/* A number F > 1 (a factor by which a margin moved). */
+static q4_status parse_factor(const char *s, double *out, q4_error *err)
+{
+    char *end, shown[Q4_ECHO_MAX];
+    errno = 0;
+    double v = strtod(s, &end);
+    if (!*s || *end || errno || !(v > 1) || v > 1e300 || s[0] == ' ')
+        return q4_fail(err, Q4_ERR_ARG, "--factor expects a number above 1, got '%s'", SHOWN(s));
+    *out = v;
     return Q4_OK;
 }
 
 enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SHARD,
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
-       OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK };
+       OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
+       OPT_FACTOR };
 
 typedef struct option_def {
     const char *name;
@@ -208,6 +238,7 @@ static const option_def opts[] = {
     { "warmup", 1, OPT_WARMUP },
     { "warmup-ms", 1, OPT_WARMUP_MS },
     { "baseline", 1, OPT_BASELINE },
+    { "factor", 1, OPT_FACTOR },
     { "help", 0, OPT_HELP },
     { "version", 0, OPT_VERSION },
 };
@@ -296,6 +327,7 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_BOUNDS_CHECK: cli->bounds_check = 1; break;
     case OPT_BASELINE: cli->baseline = value; break;
     case OPT_FAULT: return parse_fault(value, &cli->faults, err);
+    case OPT_FACTOR: return parse_factor(value, &cli->factor, err);
     case OPT_HELP: cli->help = 1; break;
     case OPT_VERSION: cli->version = 1; break;
     }
@@ -313,13 +345,13 @@ static int same_file(const char *a, const char *b)
 q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err)
 {
     static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
-                                            "replay" };
+                                            "replay", "compare" };
     char shown[Q4_ECHO_MAX];
     q4_status st = Q4_OK;
     int only_operands = 0;
 
     *cli = (q4h_cli){ .shard_n = 1, .repeat = 1, .timeout_s = 60, .perf_reps = 20,
-                      .perf_warmup = 3, .perf_warmup_ms = 500 };
+                      .perf_warmup = 3, .perf_warmup_ms = 500, .factor = 2 };
     /* Options and the command may come in any order; "--" ends the options. */
     for (int i = 1; i < argc && st == Q4_OK; i++) {
         const char *a = argv[i];
@@ -350,13 +382,13 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return Q4_OK;
     if (!cli->command)
         return q4_fail(err, Q4_ERR_ARG,
-                       "no command given (devices, list, kernels, run, perf, replay)");
+                       "no command given (devices, list, kernels, run, perf, replay, compare)");
     size_t c = 0;
     while (c < sizeof commands / sizeof commands[0] && strcmp(cli->command, commands[c]))
         c++;
     if (c == sizeof commands / sizeof commands[0])
         return q4_fail(err, Q4_ERR_ARG,
-                       "unknown command '%s' (devices, list, kernels, run, perf, replay)",
+                       "unknown command '%s' (devices, list, kernels, run, perf, replay, compare)",
                        SHOWN(cli->command));
     if (cli->help || cli->version)
         return Q4_OK;
@@ -364,6 +396,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return q4_fail(err, Q4_ERR_ARG, "--dump all needs --dump-dir DIR to say where");
     if (!strcmp(cli->command, "replay") && !cli->operand)
         return q4_fail(err, Q4_ERR_ARG, "replay needs the folder of one dumped case");
+    if (!strcmp(cli->command, "compare") && cli->n_operands != 2)
+        return q4_fail(err, Q4_ERR_ARG, "compare needs two run reports: q4cts compare A.json "
+                       "B.json (got %zu)", cli->n_operands);
     if (cli->junit && cli->json && same_file(cli->junit, cli->json))
         return q4_fail(err, Q4_ERR_ARG, "--junit and --json name the same file %s; give each "
                        "report a file of its own", SHOWN(cli->json));

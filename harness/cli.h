@@ -9,10 +9,13 @@
 
 #define Q4H_MAX_LIST 64
 #define Q4H_MAX_SHARDS 1000000
+#define Q4H_MAX_OPERANDS 4096       /* merge's shard reports */
 
 typedef struct q4h_cli {
-    const char *command;            /* devices, list, kernels, run, perf, replay */
-    const char *operand;            /* replay DIR */
+    const char *command;            /* devices, list, kernels, run, perf, replay, compare, merge */
+    const char *operand;            /* replay DIR: operands[0] */
+    const char *operands[Q4H_MAX_OPERANDS];   /* the arguments after the command */
+    size_t n_operands;
     const char *filters[Q4H_MAX_LIST];
     size_t n_filters;
     const char *excludes[Q4H_MAX_LIST];
@@ -34,6 +37,7 @@ typedef struct q4h_cli {
     size_t n_kernels;
     q4vk_faults faults;
     int perf_reps, perf_warmup, perf_warmup_ms;
+    double factor;                  /* compare --factor (default 2) */
     int help, version;              /* --help, --version: the caller prints */
 } q4h_cli;
 

@@ -1,4 +1,5 @@
-/* main.c: the q4cts program: devices, list, kernels, run (perf in perf.c).
+/* main.c: the q4cts program: devices, list, kernels, run (perf in perf.c, compare in
+ * compare.c).
  * Exit status: 0 every case ok, 1 some case not ok, 2 usage or set-up error. */
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "op.h"
 #include "overrides.h"
 #include "perf.h"
@@ -347,6 +349,8 @@ static int run_command(q4h_cli *cli)
         return q4h_perf(cli);
     if (!strcmp(cli->command, "replay"))
         return q4h_replay(cli);
+    if (!strcmp(cli->command, "compare"))
+        return q4h_compare(cli);
     return cmd_run(cli);
 }
 
