@@ -26,6 +26,8 @@ static const char usage[] =
     "  compare A.json B.json  the cases whose verdict changed from run A to run B and\n"
     "                       the margins that moved by more than --factor; exit 1 when\n"
     "                       a case got worse (docs/runs.md)\n"
+    "  merge SHARD.json...  join the --json reports of a run's shards (--shard I/N) into\n"
+    "                       one --json and/or --junit report, in the unsharded order\n"
     "\n"
     "Selection (run, list, perf):\n"
     "  --filter GLOB        cases whose name matches (repeatable); a full case name\n"
@@ -173,6 +175,8 @@ static size_t max_operands(const char *command)
         return 1;
     if (!strcmp(command, "compare"))
         return 2;
+    if (!strcmp(command, "merge"))
+        return Q4H_MAX_OPERANDS;
     return 0;
 }
 
@@ -345,7 +349,7 @@ static int same_file(const char *a, const char *b)
 q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err)
 {
     static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
-                                            "replay", "compare" };
+                                            "replay", "compare", "merge" };
     char shown[Q4_ECHO_MAX];
     q4_status st = Q4_OK;
     int only_operands = 0;
@@ -382,13 +386,13 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return Q4_OK;
     if (!cli->command)
         return q4_fail(err, Q4_ERR_ARG,
-                       "no command given (devices, list, kernels, run, perf, replay, compare)");
+                       "no command given (devices, list, kernels, run, perf, replay, compare, merge)");
     size_t c = 0;
     while (c < sizeof commands / sizeof commands[0] && strcmp(cli->command, commands[c]))
         c++;
     if (c == sizeof commands / sizeof commands[0])
         return q4_fail(err, Q4_ERR_ARG,
-                       "unknown command '%s' (devices, list, kernels, run, perf, replay, compare)",
+                       "unknown command '%s' (devices, list, kernels, run, perf, replay, compare, merge)",
                        SHOWN(cli->command));
     if (cli->help || cli->version)
         return Q4_OK;
@@ -399,6 +403,10 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
     if (!strcmp(cli->command, "compare") && cli->n_operands != 2)
         return q4_fail(err, Q4_ERR_ARG, "compare needs two run reports: q4cts compare A.json "
                        "B.json (got %zu)", cli->n_operands);
+    if (!strcmp(cli->command, "merge") && (!cli->n_operands || (!cli->json && !cli->junit)))
+        return q4_fail(err, Q4_ERR_ARG, "merge needs the shards' --json reports and where to "
+                       "write the merged one: q4cts merge SHARD.json... --json FILE and/or "
+                       "--junit FILE");
     if (cli->junit && cli->json && same_file(cli->junit, cli->json))
         return q4_fail(err, Q4_ERR_ARG, "--junit and --json name the same file %s; give each "
                        "report a file of its own", SHOWN(cli->json));

@@ -1,5 +1,5 @@
-/* main.c: the q4cts program: devices, list, kernels, run (perf in perf.c, compare in
- * compare.c).
+/* main.c: the q4cts program: devices, list, kernels, run (perf in perf.c, compare and
+ * merge in compare.c and merge.c).
  * Exit status: 0 every case ok, 1 some case not ok, 2 usage or set-up error. */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "merge.h"
 #include "op.h"
 #include "overrides.h"
 #include "perf.h"
@@ -351,6 +352,8 @@ static int run_command(q4h_cli *cli)
         return q4h_replay(cli);
     if (!strcmp(cli->command, "compare"))
         return q4h_compare(cli);
+    if (!strcmp(cli->command, "merge"))
+        return q4h_merge(cli);
     return cmd_run(cli);
 }
 
