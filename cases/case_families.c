@@ -47,6 +47,10 @@ static const struct {
     {"wd_off", "w0: no weight decay"},
     {"late_step", "t >= 1000: bias corrections near 1"},
     {"unaligned", "numel % 4 != 0: a vec4 kernel's tail"},
+    {"small_device",
+     "any in-contract shape, run with the device limits its groups/binding/shared/invocations "
+     "tokens name lowered for this case only: the launchers' paths for a small device (grid "
+     "folding, buffer splitting, fallback tiles, shared-memory passes), results unchanged"},
 };
 
 const char *q4c_family_doc(const char *family)
@@ -100,5 +104,14 @@ q4_status q4c_family_check(const q4c_family *f, const q4_case *c, q4_error *err)
     if (r & Q4C_R_T_LATE) NEED(c->step >= LATE_STEP, "t >= %d (got t%lld)", fam, LATE_STEP, (long long)c->step);
     if (r & Q4C_R_NUMEL_UNALIGNED)
         NEED(c->numel % 4 != 0, "numel %% 4 != 0 (n%lld)", fam, (long long)c->numel);
+    if (r & Q4C_R_LIMITS)
+        NEED(q4_case_has_limits(c), "at least one device limit lowered (groups<G>, binding<B>, "
+             "shared<S> or invocations<I>)", fam);
+    else
+        for (int i = 0; i < Q4_CASE_LIMITS; i++)
+            if (c->limit[i])
+                return q4_fail(err, Q4_ERR_ARG, "family %s takes no device limit ('%s%lld'); "
+                               "lowered limits belong to family small_device", fam,
+                               q4_case_limit_key(i), (long long)c->limit[i]);
     return Q4_OK;
 }

@@ -38,6 +38,7 @@ enum {
     Q4C_R_W_OFF = 1 << 19,        /* w0 */
     Q4C_R_T_LATE = 1 << 20,       /* t >= 1000 */
     Q4C_R_NUMEL_UNALIGNED = 1 << 21, /* numel % 4 != 0 */
+    Q4C_R_LIMITS = 1 << 22,       /* lowers a device limit (small_device); no other family may */
 };
 
 /* One family of one op: its shape rule and its effect on the inputs together. */
@@ -77,6 +78,8 @@ typedef struct q4c_params {
     int64_t val[26];
     int64_t lead[4];
     int nlead;
+    int have_limit[Q4_CASE_LIMITS];   /* the device-limit tokens (groups8, ...) */
+    int64_t limit[Q4_CASE_LIMITS];
 } q4c_params;
 #define Q4C_P(p, key) ((p)->val[(key) - 'a'])
 #define Q4C_HAVE(p, key) ((p)->have[(key) - 'a'])

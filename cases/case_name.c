@@ -35,6 +35,50 @@ static q4_status bad(q4_error *err, const char *name, const char *fmt, ...)
                    q4_echo(detail, shown_detail, sizeof shown_detail));
 }
 
+/* ---------------- device limits (family small_device) ---------------- */
+
+static const struct {
+    const char *key;
+    int64_t min, max;
+} limits[Q4_CASE_LIMITS] = {
+    [Q4_LIMIT_GROUPS] = {"groups", 1, UINT32_MAX},
+    [Q4_LIMIT_BINDING] = {"binding", 16, Q4C_NUM_MAX},
+    [Q4_LIMIT_SHARED] = {"shared", 16384, UINT32_MAX},
+    [Q4_LIMIT_INVOCATIONS] = {"invocations", 128, UINT32_MAX},
+};
+
+const char *q4_case_limit_key(int i)
+{
+    return i >= 0 && i < Q4_CASE_LIMITS ? limits[i].key : NULL;
+}
+
+int q4_case_has_limits(const q4_case *c)
+{
+    for (int i = 0; i < Q4_CASE_LIMITS; i++)
+        if (c->limit[i])
+            return 1;
+    return 0;
+}
+
+/* The index of the limit whose key is s[0..n), or -1. */
+static int limit_index(const char *s, size_t n)
+{
+    for (int i = 0; i < Q4_CASE_LIMITS; i++)
+        if (strlen(limits[i].key) == n && strncmp(s, limits[i].key, n) == 0)
+            return i;
+    return -1;
+}
+
+static q4_status check_limits(const q4_case *c, q4_error *err)
+{
+    for (int i = 0; i < Q4_CASE_LIMITS; i++)
+        if (c->limit[i] && (c->limit[i] < limits[i].min || c->limit[i] > limits[i].max))
+            return q4_fail(err, Q4_ERR_ARG, "device limit %s%lld must be in %lld..%lld",
+                           limits[i].key, (long long)c->limit[i], (long long)limits[i].min,
+                           (long long)limits[i].max);
+    return Q4_OK;
+}
+
 /* ---------------- format ---------------- */
 
 void q4c_put(q4c_text *t, const char *fmt, ...)
@@ -77,6 +121,9 @@ void q4_case_format(const q4_case *c, char *buf, size_t size)
         q4c_put(&t, "s%lld", (long long)c->sweep);
     else
         op->format(c, &t);
+    for (int i = 0; i < Q4_CASE_LIMITS; i++)
+        if (c->limit[i])
+            q4c_put(&t, "_%s%lld", limits[i].key, (long long)c->limit[i]);
     if (shows_values(op, c))
         q4c_put(&t, ".%s", c->values);
 }
@@ -133,7 +180,8 @@ static q4_status validate_as(const q4_case *c, const char *shown, q4_error *err)
         return bad(err, shown, "unknown op '%s'", c->op ? c->op : "(null)");
     if (!(f = q4c_family_find(op, c->family)))
         return bad(err, shown, "unknown family '%s' for op %s", c->family, op->name);
-    if (op->check(c, &e) || q4c_family_check(f, c, &e) || check_class(op, c, &e))
+    if (op->check(c, &e) || check_limits(c, &e) || q4c_family_check(f, c, &e) ||
+        check_class(op, c, &e))
         return bad(err, shown, "%s", e.msg);
     return Q4_OK;
 }
@@ -159,6 +207,31 @@ static const char *op_at(const void *ctx, int i) { (void)ctx; return q4_case_op(
 static const char *family_at(const void *ctx, int i) { return ((const q4c_op *)ctx)->families[i].name; }
 static const char *class_at(const void *ctx, int i) { return ((const q4c_op *)ctx)->classes[i].name; }
 
+/* The number of a device-limit token (groups8): digits only, no leading zero. */
+static q4_status parse_limit(int li, const char *tok, const char *num, q4c_params *p,
+                             const char *name, q4_error *err)
+{
+    int64_t v = 0;
+    const char *d = num;
+    for (; *d >= '0' && *d <= '9'; d++) {
+        v = v * 10 + (*d - '0');
+        if (v > Q4C_NUM_MAX)
+            return bad(err, name, "the number in parameter '%s' is above 2^40", tok);
+    }
+    if (*d)
+        return bad(err, name, "bad parameter '%s': a device limit is %s<number>", tok,
+                   limits[li].key);
+    if (d - num > 1 && *num == '0')
+        return bad(err, name, "the number in parameter '%s' has a leading zero", tok);
+    if (p->have_limit[li])
+        return bad(err, name, "parameter %s is given twice", limits[li].key);
+    if (v == 0)
+        return bad(err, name, "device limit '%s': 0 is no limit; leave the token out", tok);
+    p->have_limit[li] = 1;
+    p->limit[li] = v;
+    return Q4_OK;
+}
+
 /* One token [a-z]+[0-9]+(x[0-9]+)*; tok is NUL-terminated. */
 static q4_status parse_token(const q4c_op *op, const char *allowed, const char *keys,
                              const char *tok, q4c_params *p, const char *name,
@@ -172,6 +245,9 @@ static q4_status parse_token(const q4c_op *op, const char *allowed, const char *
     if (nkey == 0 || !(s[nkey] >= '0' && s[nkey] <= '9'))
         return bad(err, name, "bad parameter '%s': expected a lowercase key and a number, "
                    "e.g. m8 or d2x3", tok);
+    const int li = limit_index(s, nkey);
+    if (li >= 0)
+        return parse_limit(li, tok, s + nkey, p, name, err);
     if (nkey > 1 || !strchr(allowed, s[0]))
         return bad(err, name, "unknown parameter '%.*s' in '%s' for op %s (parameters: %s)",
                    (int)nkey, s, tok, op->name, keys);
@@ -265,10 +341,10 @@ static q4_status fill(const q4c_op *op, int random, const q4c_params *p, q4_case
     if (random) {
         c->sweep = Q4C_P(p, 's');
         op->random(c);
-        return Q4_OK;
-    }
-    if (op->fill(p, c, &e))
+    } else if (op->fill(p, c, &e)) {
         return bad(err, name, "%s", e.msg);
+    }
+    memcpy(c->limit, p->limit, sizeof c->limit);
     return Q4_OK;
 }
 

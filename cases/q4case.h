@@ -27,6 +27,14 @@
 #define Q4_CASE_TILE_N 16
 #define Q4_CASE_TILE_K 32
 
+/* Device limits a case of family small_device lowers for itself (README.md "Launcher
+ * paths"): the launchers then take the paths of a device that small (grid folding,
+ * buffer splitting, the fallback tiles, shared-memory passes) while the results must
+ * stay those of the unlowered device. Tokens <key><number> in the params level, keys
+ * in this order; 0 = the device's own. Minimums: Vulkan's least (shared 16384,
+ * invocations 128), groups 1, binding 16 (the same as q4vk_set_test_limits). */
+enum { Q4_LIMIT_GROUPS, Q4_LIMIT_BINDING, Q4_LIMIT_SHARED, Q4_LIMIT_INVOCATIONS, Q4_CASE_LIMITS };
+
 /* The label every masked fused_ce row gets (any negative label is ignored, SPEC §2). */
 #define Q4_CASE_IGNORE_INDEX (-100)
 
@@ -41,6 +49,7 @@ typedef struct q4_case {
     int64_t numel, step; int wd;   /* adamw_step: elements, step t (>= 1), weight decay on/off */
     char values[24];               /* value class of the inputs; "" = the op's default (ordinary) */
     int64_t sweep;                 /* family random: the s<N> its shape and values are drawn from */
+    int64_t limit[Q4_CASE_LIMITS]; /* family small_device: lowered device limits; 0 = the device's */
     uint64_t seed;
 } q4_case;
 
@@ -66,6 +75,12 @@ const char *q4_case_family_doc(const char *op, const char *family);
 const char *q4_case_values_doc(const char *op, const char *values);
 
 /* ---------------- names (case_name.c) ---------------- */
+/* The token key of device limit i (Q4_LIMIT_*): "groups", "binding", "shared",
+ * "invocations" (the keys of Q4CTS_TEST_LIMITS); NULL past the end. */
+const char *q4_case_limit_key(int i);
+/* Whether c lowers any device limit (family small_device). */
+int q4_case_has_limits(const q4_case *c);
+
 /* Parses a full name; out->name is the canonical form, out->seed = seed. */
 q4_status q4_case_parse(const char *name, uint64_t seed, q4_case *out, q4_error *err);
 void q4_case_format(const q4_case *c, char *buf, size_t size);   /* canonical name */

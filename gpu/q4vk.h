@@ -75,7 +75,8 @@ typedef struct q4vk_faults {
  * (q4vk_info) are lowered, and q4vk_run checks dispatches against them; the device
  * itself is unchanged, so results must be exactly what the unlowered device gives
  * (that is what the cases that use them test). 0 = the device's value; a value
- * above it is ignored. For tests only: a conformance claim is made without them. */
+ * above it is ignored. A conformance run lowers them only for the cases of family
+ * small_device (q4vk_set_case_limits), whose results must equal the unlowered ones. */
 typedef struct q4vk_test_limits {
     uint32_t max_groups;          /* maxComputeWorkGroupCount, every dimension (>= 1) */
     uint64_t max_binding;         /* maxStorageBufferRange, bytes (>= 16) */
@@ -124,6 +125,14 @@ const q4vk_device_info *q4vk_info(const q4vk_context *ctx);
 /* Tests only: lowers the context's limits (q4vk_test_limits) from the device's own
  * values, replacing any earlier lowering; NULL or all 0 restores them. */
 q4_status q4vk_set_test_limits(q4vk_context *ctx, const q4vk_test_limits *lim, q4_error *err);
+/* Tests only: the limits the context was created with (q4vk_options.test_limits or
+ * Q4CTS_TEST_LIMITS), lowered further by lim (each limit the smaller of the two),
+ * replacing any earlier call's; NULL or all 0 restores the creation's. For one test
+ * case that names its own limits (q4cts's family small_device). */
+q4_status q4vk_set_case_limits(q4vk_context *ctx, const q4vk_test_limits *lim, q4_error *err);
+/* info as a device with limits lowered by lim shows it (what q4vk_set_test_limits
+ * does to the context's), e.g. to plan the kernels of a case with lowered limits. */
+void q4vk_lower_info(q4vk_device_info *info, const q4vk_test_limits *lim);
 /* Whether the context enabled device extension `name` (e.g. VK_KHR_8bit_storage on
  * a 1.1 device); core features are reported in q4vk_device_info instead. */
 bool q4vk_device_extension(const q4vk_context *ctx, const char *name);

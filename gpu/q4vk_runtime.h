@@ -63,6 +63,7 @@ struct q4vk_context {
     q4vk_device_info info;        /* what q4vk_info shows: limits possibly lowered for tests */
     q4vk_device_info probed;      /* as the device reports it (q4vk_runtime_limits.c) */
     bool limits_lowered;          /* info differs from probed */
+    q4vk_test_limits created_limits; /* the lowering of q4vk_create (options or environment) */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;

@@ -59,33 +59,57 @@ static uint64_t lower(uint64_t device, uint64_t test)
     return test && test < device ? test : device;
 }
 
+void q4vk_lower_info(q4vk_device_info *info, const q4vk_test_limits *lim)
+{
+    if (!lim)
+        return;
+    for (int i = 0; i < 3; i++)
+        info->max_group_count[i] = (uint32_t)lower(info->max_group_count[i], lim->max_groups);
+    info->max_storage_range = lower(info->max_storage_range, lim->max_binding);
+    info->max_shared_bytes = (uint32_t)lower(info->max_shared_bytes, lim->max_shared);
+    info->max_invocations = (uint32_t)lower(info->max_invocations, lim->max_invocations);
+    for (int i = 0; i < 3; i++)
+        info->max_group_size[i] = (uint32_t)lower(info->max_group_size[i], info->max_invocations);
+}
+
 q4_status q4vk_set_test_limits(q4vk_context *ctx, const q4vk_test_limits *lim, q4_error *err)
 {
-    static const q4vk_test_limits none;
     q4_status st = q4vk_check_alive(ctx, err);
 
     if (st != Q4_OK)
         return st;
-    if (!lim)
-        lim = &none;
-    if ((lim->max_shared && lim->max_shared < 16384) ||
-        (lim->max_invocations && lim->max_invocations < 128) ||
-        (lim->max_binding && lim->max_binding < 16))
+    if (lim && ((lim->max_shared && lim->max_shared < 16384) ||
+                (lim->max_invocations && lim->max_invocations < 128) ||
+                (lim->max_binding && lim->max_binding < 16)))
         return q4_fail(err, Q4_ERR_ARG,
                        "q4vk_set_test_limits: shared %u, invocations %u and binding %llu must "
                        "be 0 or at least 16384, 128 and 16", lim->max_shared,
                        lim->max_invocations, (unsigned long long)lim->max_binding);
-    q4vk_device_info *info = &ctx->info;
-    const q4vk_device_info *dev = &ctx->probed;
-    for (int i = 0; i < 3; i++)
-        info->max_group_count[i] = (uint32_t)lower(dev->max_group_count[i], lim->max_groups);
-    info->max_storage_range = lower(dev->max_storage_range, lim->max_binding);
-    info->max_shared_bytes = (uint32_t)lower(dev->max_shared_bytes, lim->max_shared);
-    info->max_invocations = (uint32_t)lower(dev->max_invocations, lim->max_invocations);
-    for (int i = 0; i < 3; i++)
-        info->max_group_size[i] = (uint32_t)lower(dev->max_group_size[i], info->max_invocations);
-    ctx->limits_lowered = memcmp(info, dev, sizeof *dev) != 0;
+    ctx->info = ctx->probed;
+    q4vk_lower_info(&ctx->info, lim);
+    ctx->limits_lowered = memcmp(&ctx->info, &ctx->probed, sizeof ctx->probed) != 0;
     return Q4_OK;
+}
+
+/* The smaller of two limits, 0 meaning none. */
+static uint64_t lower_of(uint64_t a, uint64_t b)
+{
+    return a && (!b || a < b) ? a : b;
+}
+
+q4_status q4vk_set_case_limits(q4vk_context *ctx, const q4vk_test_limits *lim, q4_error *err)
+{
+    q4_status st = q4vk_check_alive(ctx, err);
+    if (st != Q4_OK)
+        return st;
+    q4vk_test_limits both = ctx->created_limits;
+    if (lim) {
+        both.max_groups = (uint32_t)lower_of(both.max_groups, lim->max_groups);
+        both.max_binding = lower_of(both.max_binding, lim->max_binding);
+        both.max_shared = (uint32_t)lower_of(both.max_shared, lim->max_shared);
+        both.max_invocations = (uint32_t)lower_of(both.max_invocations, lim->max_invocations);
+    }
+    return q4vk_set_test_limits(ctx, &both, err);
 }
 
 q4_status q4vk_apply_test_limits(q4vk_context *ctx, const q4vk_test_limits *opt, q4_error *err)
@@ -99,5 +123,6 @@ q4_status q4vk_apply_test_limits(q4vk_context *ctx, const q4vk_test_limits *opt,
         env && env[0] &&
         (st = q4vk_test_limits_parse(env, "Q4CTS_TEST_LIMITS", &lim, err)) != Q4_OK)
         return st;
+    ctx->created_limits = lim;
     return q4vk_set_test_limits(ctx, &lim, err);
 }

@@ -19,6 +19,7 @@
 #include "child.h"
 #include "op.h"
 #include "perf_baseline.h"
+#include "plan.h"
 #include "q4report.h"
 #include "runner.h"
 #include "select.h"
@@ -44,6 +45,8 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
     double *t = calloc((size_t)cli->perf_reps, sizeof *t);
     q4vk_timing tm;
     q4_status st = t ? q4_case_inputs(c, &in, err) : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
+    if (st == Q4_OK)   /* a small_device case times the paths of its lowered limits */
+        st = q4h_apply_case_limits(ctx, c, err);
     if (st == Q4_OK)
         st = q4h_gpu_prepare(ctx, op, c, &in, 0, &bufs, err);
     /* Warm-up: at least perf_warmup runs and perf_warmup_ms of wall time. Generating a

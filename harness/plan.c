@@ -11,12 +11,31 @@
 #include "op.h"
 #include "q4spv_lint.h"
 
+q4vk_test_limits q4h_case_limits(const q4_case *c)
+{
+    return (q4vk_test_limits){
+        .max_groups = (uint32_t)c->limit[Q4_LIMIT_GROUPS],
+        .max_binding = (uint64_t)c->limit[Q4_LIMIT_BINDING],
+        .max_shared = (uint32_t)c->limit[Q4_LIMIT_SHARED],
+        .max_invocations = (uint32_t)c->limit[Q4_LIMIT_INVOCATIONS],
+    };
+}
+
+q4_status q4h_apply_case_limits(q4vk_context *ctx, const q4_case *c, q4_error *err)
+{
+    q4vk_test_limits lim = q4h_case_limits(c);
+    return q4vk_set_case_limits(ctx, &lim, err);
+}
+
 void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
 {
     const q4h_op *op = q4h_op_find(c->op);
+    q4vk_test_limits lim = q4h_case_limits(c);
+    q4vk_device_info lowered = *info;
+    q4vk_lower_info(&lowered, &lim);
     p->n = 0;
     if (op && op->plan) {
-        op->plan(c, info, p);
+        op->plan(c, &lowered, p);
         return;
     }
     for (int i = 0; op && op->kernels[i] && p->n < Q4VK_PLAN_MAX; i++)

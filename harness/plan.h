@@ -9,8 +9,14 @@
 #include "q4vk.h"
 #include "runner.h"
 
+/* The device limits case c lowers for itself (family small_device; all 0: none). */
+q4vk_test_limits q4h_case_limits(const q4_case *c);
+/* Sets them on ctx for the case's runs (over the context's own lowering, if any);
+ * a case without limits gets the context's own back. */
+q4_status q4h_apply_case_limits(q4vk_context *ctx, const q4_case *c, q4_error *err);
+
 /* The kernels c dispatches on a device with `info` (every kernel of its op when the
- * op has no plan). */
+ * op has no plan), with c's own limits lowered on it. */
 void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p);
 
 /* Q4_ERR_ARG when an override replaces a kernel that none of cases runs on this

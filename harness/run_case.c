@@ -93,7 +93,9 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
         q4_error again = { 0 };
         q4vk_destroy(*ctx);
         *ctx = NULL;
-        if (q4h_open_device(opt, true, ctx, &again) != Q4_OK) {
+        /* The new context gets the case's limits too, for the repeats left. */
+        if (q4h_open_device(opt, true, ctx, &again) != Q4_OK ||
+            q4h_apply_case_limits(*ctx, c, &again) != Q4_OK) {
             size_t len = strlen(r->message);
             snprintf(r->message + len, sizeof r->message - len,
                      "; the device could not be reopened: %s", again.msg);
@@ -145,6 +147,11 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
     }
     if (!*ctx) {
         snprintf(r->message, sizeof r->message, "no device: it was lost and could not be reopened");
+        goto done;
+    }
+    if (q4h_apply_case_limits(*ctx, c, &err) != Q4_OK) {
+        snprintf(r->message, sizeof r->message, "lowering the device limits: %.450s",
+                 err.msg);
         goto done;
     }
     op->support(c, q4vk_info(*ctx), why, sizeof why);

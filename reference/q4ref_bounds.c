@@ -438,6 +438,11 @@ void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adam
     q4ref_ev step = ev_either(ev_div(ev_mul(lr, mh), den), ev_mul(lr, ev_div(mh, den)));
     q4ref_ev p2 = ev_sub(p1, step);
 
+    /* lr = 0: both terms taken from p are lr times a finite number, an exact zero, and
+     * p - 0 is p: the param comes back bit for bit (in either order of the decay), so
+     * its bound is 0 (a denormal p's flush aside), not the roundings of a general lr. */
+    if (h->lr == 0)
+        p2 = ev_in(p);
     *p_out = with_truth(p2);
     *m_out = with_truth(m1);
     *v_out = with_truth(v1);

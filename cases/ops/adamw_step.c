@@ -11,6 +11,7 @@ static const q4c_family families[] = {
     {"unaligned", Q4C_R_NUMEL_UNALIGNED, NULL},
     {"large", Q4C_R_LARGE_NUMEL, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -48,6 +49,8 @@ static const char *const generated[] = {
     "q4cts.adamw_step.random.s1",
     "q4cts.adamw_step.random.s2",
     "q4cts.adamw_step.random.s3",
+    "q4cts.adamw_step.small_device.n4096_t10_w1_groups8_binding8192_shared16384_invocations128",
+    "q4cts.adamw_step.small_device.n5003_t10_w1_groups3",
     NULL,
 };
 

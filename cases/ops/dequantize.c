@@ -10,6 +10,7 @@ static const q4c_family families[] = {
     {"odd_n4", Q4C_R_N_ODD4, NULL},
     {"large", Q4C_R_LARGE_NK, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -44,6 +45,7 @@ static const char *const generated[] = {
     "q4cts.dequantize.random.s1",
     "q4cts.dequantize.random.s2",
     "q4cts.dequantize.random.s3",
+    "q4cts.dequantize.small_device.n64_k512_g32_groups3",
     NULL,
 };
 

@@ -14,6 +14,7 @@ static const q4c_family families[] = {
     {"large_vocab", Q4C_R_V_LARGE, NULL},
     {"many_rows", Q4C_R_R_MANY, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -69,6 +70,8 @@ static const char *const generated[] = {
     "q4cts.fused_ce.random.s1",
     "q4cts.fused_ce.random.s2",
     "q4cts.fused_ce.random.s3",
+    "q4cts.fused_ce.small_device.r16_v1000_p0_groups8_binding8192_shared16384_invocations128",
+    "q4cts.fused_ce.small_device.r4_v1001_p0_groups8_binding8192_shared16384_invocations128",
     NULL,
 };
 

@@ -12,6 +12,7 @@ static const q4c_family families[] = {
     {"leading_dims", Q4C_R_LEAD, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -55,6 +56,7 @@ static const char *const generated[] = {
     "q4cts.linear_dW.random.s1",
     "q4cts.linear_dW.random.s2",
     "q4cts.linear_dW.random.s3",
+    "q4cts.linear_dW.small_device.m16_n192_k192_groups4",
     NULL,
 };
 

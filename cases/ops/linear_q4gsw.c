@@ -16,6 +16,7 @@ static const q4c_family families[] = {
     {"bias", Q4C_R_BIAS, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -93,6 +94,12 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.random.s1",
     "q4cts.linear_q4gsw.random.s2",
     "q4cts.linear_q4gsw.random.s3",
+    "q4cts.linear_q4gsw.small_device.m65_n32_k64_g32_groups8_binding8192_shared16384_invocations128",
+    "q4cts.linear_q4gsw.small_device.m130_n192_k64_g32_groups4",
+    "q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1_groups2",
+    "q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1_binding98304",
+    "q4cts.linear_q4gsw.small_device.m4_n96_k128_g64_groups2_invocations128",
+    "q4cts.linear_q4gsw.small_device.m5_n32_k256_g32_shared16384",
     NULL,
 };
 

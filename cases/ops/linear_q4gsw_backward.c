@@ -14,6 +14,7 @@ static const q4c_family families[] = {
     {"leading_dims", Q4C_R_LEAD, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -75,6 +76,10 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.random.s1",
     "q4cts.linear_q4gsw_backward.random.s2",
     "q4cts.linear_q4gsw_backward.random.s3",
+    "q4cts.linear_q4gsw_backward.small_device.m65_n32_k64_g32_groups8_binding8192_shared16384_invocations128",
+    "q4cts.linear_q4gsw_backward.small_device.m4_n64_k128_g64_groups8_binding8192_shared16384_invocations128",
+    "q4cts.linear_q4gsw_backward.small_device.m130_n64_k192_g32_groups4",
+    "q4cts.linear_q4gsw_backward.small_device.m3_n32_k72_g24_groups4",
     NULL,
 };
 

@@ -17,6 +17,7 @@ static const q4c_family families[] = {
     {"clamp_edges", 0, "clamp_edges"},
     {"large", Q4C_R_LARGE_NK, NULL},
     {"custom", 0, NULL},
+    {"small_device", Q4C_R_LIMITS, NULL},
     {"random", 0, NULL},
     {NULL, 0, NULL},
 };
@@ -71,6 +72,10 @@ static const char *const generated[] = {
     "q4cts.q4gsw_requant.random.s1",
     "q4cts.q4gsw_requant.random.s2",
     "q4cts.q4gsw_requant.random.s3",
+    "q4cts.q4gsw_requant.small_device.n20_k128_g32_groups8_binding8192_shared16384_invocations128",
+    "q4cts.q4gsw_requant.small_device.n12_k36_g12_groups8_binding8192_shared16384_invocations128",
+    "q4cts.q4gsw_requant.small_device.n48_k512_g64_groups4",
+    "q4cts.q4gsw_requant.small_device.n64_k100_g20_groups3",
     NULL,
 };
 

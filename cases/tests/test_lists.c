@@ -194,7 +194,7 @@ START_TEST(caselist_files)
     ck_assert_int_eq(q4_caselist_load(path, &pats, &n, &err), Q4_ERR_ARG);
     snprintf(want, sizeof want, "%s:3: case name 'q4cts.fused_ce.bogus.r1_v4_p0': unknown family "
              "'bogus' for op fused_ce (families: basic, masked, all_masked, unaligned_v, "
-             "large_vocab, many_rows, custom, random)", path);
+             "large_vocab, many_rows, custom, small_device, random)", path);
     ck_assert_str_eq(err.msg, want);
     unlink(path);
 

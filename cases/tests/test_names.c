@@ -111,6 +111,19 @@ START_TEST(parsed_fields)
     ck_assert_int_eq(c.numel, 1024);
     ck_assert_int_eq(c.step, 10000);
     ck_assert_int_eq(c.wd, 1);
+    for (int i = 0; i < Q4_CASE_LIMITS; i++)
+        ck_assert_int_eq(c.limit[i], 0);
+    ck_assert(!q4_case_has_limits(&c));
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_dW.small_device.m4_n4_k4_binding4096_shared16384",
+                                   0, &c, &err), Q4_OK);
+    ck_assert(q4_case_has_limits(&c));
+    ck_assert_int_eq(c.limit[Q4_LIMIT_GROUPS], 0);
+    ck_assert_int_eq(c.limit[Q4_LIMIT_BINDING], 4096);
+    ck_assert_int_eq(c.limit[Q4_LIMIT_SHARED], 16384);
+    ck_assert_int_eq(c.limit[Q4_LIMIT_INVOCATIONS], 0);
+    ck_assert_str_eq(q4_case_limit_key(Q4_LIMIT_INVOCATIONS), "invocations");
+    ck_assert_ptr_null(q4_case_limit_key(Q4_CASE_LIMITS));
+    ck_assert_ptr_null(q4_case_limit_key(-1));
 }
 END_TEST
 
@@ -126,6 +139,11 @@ START_TEST(canonical_form)
         {"q4cts.adamw_step.custom.w0_t3_n5", "q4cts.adamw_step.custom.n5_t3_w0"},
         {"q4cts.adamw_step.custom.w0_t3_n5.ordinary", "q4cts.adamw_step.custom.n5_t3_w0"},
         {"q4cts.adamw_step.custom.w0_t3_n5.lr0", "q4cts.adamw_step.custom.n5_t3_w0.lr0"},
+        /* device limits follow the op's keys, in the order groups binding shared invocations */
+        {"q4cts.dequantize.small_device.invocations128_groups3_n8_k8_g4_binding64",
+         "q4cts.dequantize.small_device.n8_k8_g4_groups3_binding64_invocations128"},
+        {"q4cts.fused_ce.small_device.shared16384_r2_v3_p0.big_logits",
+         "q4cts.fused_ce.small_device.r2_v3_p0_shared16384.big_logits"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         q4_case c;
@@ -144,7 +162,7 @@ static const char *const rejected[][2] = {
      "linear_q4gsw_backward, q4gsw_requant)"},
     {"q4cts.linear_dW.x.m1_n4_k4",
      "unknown family 'x' for op linear_dW (families: tile_aligned, odd_n4, partial_m, "
-     "odd_n4_partial_m, leading_dims, large, custom, random)"},
+     "odd_n4_partial_m, leading_dims, large, custom, small_device, random)"},
     {"q4cts.linear_dW.custom.m1_n4", "missing parameter k; op linear_dW takes m|d n k"},
     {"q4cts.linear_q4gsw.custom.n4_k4_g4",
      "missing parameter m (or d<A>x<B>..); op linear_q4gsw takes m|d n k g [b]"},
@@ -245,6 +263,32 @@ static const char *const rejected[][2] = {
     {"q4cts.adamw_step.wd_off.n4_t1_w1", "family wd_off needs w0 (got w1)"},
     {"q4cts.adamw_step.late_step.n4_t999_w1", "family late_step needs t >= 1000 (got t999)"},
     {"q4cts.adamw_step.unaligned.n8_t1_w1", "family unaligned needs numel % 4 != 0 (n8)"},
+    /* device limits (family small_device) */
+    {"q4cts.adamw_step.small_device.n8_t1_w1",
+     "family small_device needs at least one device limit lowered (groups<G>, binding<B>, "
+     "shared<S> or invocations<I>)"},
+    {"q4cts.adamw_step.custom.n8_t1_w1_groups2",
+     "family custom takes no device limit ('groups2'); lowered limits belong to family "
+     "small_device"},
+    {"q4cts.adamw_step.random.s3_binding64",
+     "family random takes no device limit ('binding64'); lowered limits belong to family "
+     "small_device"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_groups0",
+     "device limit 'groups0': 0 is no limit; leave the token out"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_groups02",
+     "the number in parameter 'groups02' has a leading zero"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_groups2x2",
+     "bad parameter 'groups2x2': a device limit is groups<number>"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_groups2_groups3", "parameter groups is given twice"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_groups9999999999999",
+     "the number in parameter 'groups9999999999999' is above 2^40"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_groups4294967296",
+     "device limit groups4294967296 must be in 1..4294967295"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_binding8", "device limit binding8 must be in 16..1099511627776"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_shared16383",
+     "device limit shared16383 must be in 16384..4294967295"},
+    {"q4cts.adamw_step.small_device.n8_t1_w1_invocations64",
+     "device limit invocations64 must be in 128..4294967295"},
 };
 
 START_TEST(rejected_names)

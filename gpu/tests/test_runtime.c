@@ -506,6 +506,27 @@ START_TEST(test_limits)
     ck_assert_int_eq(q4vk_run(ctx, &d, 1, NULL, &err), Q4_ERR_RESOURCE);
     ck_assert_msg(strstr(err.msg, "maxStorageBufferRange of 1024"), "%s", err.msg);
 
+    /* A case's limits lower the creation's further, each the smaller; NULL, all 0
+     * or a limit above the creation's give the creation's back. */
+    const q4vk_device_info created = *info;
+    lim = (q4vk_test_limits){ .max_groups = 8, .max_shared = 16384, .max_binding = 512 };
+    ck_assert_int_eq(q4vk_set_case_limits(ctx, &lim, &err), Q4_OK);
+    ck_assert_uint_eq(info->max_group_count[1], 2);
+    ck_assert_uint_eq(info->max_storage_range, 512);
+    ck_assert_uint_eq(info->max_shared_bytes, 16384);
+    q4vk_device_info planned = created;
+    q4vk_lower_info(&planned, &lim);   /* what a planner computes without the context */
+    ck_assert(memcmp(&planned, info, sizeof planned) == 0);
+    q4vk_lower_info(&planned, NULL);
+    ck_assert(memcmp(&planned, info, sizeof planned) == 0);
+    lim = (q4vk_test_limits){ .max_binding = 4096 };
+    ck_assert_int_eq(q4vk_set_case_limits(ctx, &lim, &err), Q4_OK);
+    ck_assert(memcmp(info, &created, sizeof created) == 0);
+    lim.max_invocations = 64;
+    ck_assert_int_eq(q4vk_set_case_limits(ctx, &lim, &err), Q4_ERR_ARG);
+    ck_assert_int_eq(q4vk_set_case_limits(ctx, NULL, &err), Q4_OK);
+    ck_assert(memcmp(info, &created, sizeof created) == 0);
+
     /* Replaced, then restored to the device's own. */
     lim = (q4vk_test_limits){ .max_shared = 16384, .max_invocations = 128 };
     ck_assert_int_eq(q4vk_set_test_limits(ctx, &lim, &err), Q4_OK);

@@ -143,6 +143,31 @@ START_TEST(other_evaluations_within_bound)
 }
 END_TEST
 
+START_TEST(lr_zero_leaves_param_exact)
+{
+    /* lr = 0: the param's truth is the param and its bound 0, in both orders of the
+     * decay and whatever m, v and wd are; m and v still move with their own bounds. */
+    const q4ref_adamw_hyper h = {0.0f, 0.9f, 0.999f, 1e-8f, 0.01f, 0.19f, 0.0199f};
+    float p[NUMEL], g[NUMEL], m[NUMEL], v[NUMEL];
+    double pv[NUMEL], pb[NUMEL], mv[NUMEL], mb[NUMEL], vv[NUMEL], vb[NUMEL];
+    rng r = {5};
+    q4_error err;
+    rand_floats(&r, p, NUMEL, -1, 1);
+    rand_floats(&r, m, NUMEL, -0.1, 0.1);
+    rand_floats(&r, v, NUMEL, 0, 0.01);
+    rand_grad(&r, g);
+    ck_assert_q4ok(q4ref_adamw_truth(p, g, m, v, NUMEL, &h, pv, pb, mv, mb, vv, vb, &err), err);
+    for (int i = 0; i < NUMEL; i++) {
+        ck_assert_msg(pv[i] == p[i] && pb[i] == 0, "p[%d] %.9g truth %.17g bound %.3g", i, p[i],
+                      pv[i], pb[i]);
+        ck_assert(mb[i] > 0 && vb[i] > 0);
+        float spec = p[i] - (h.lr * h.wd) * p[i];
+        spec = spec - h.lr * (m[i] / h.bc1) / (sqrtf(v[i] / h.bc2) + h.eps);
+        ck_assert(spec == p[i] && p[i] * (1 - h.lr * h.wd) == p[i]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ref.adamw_step");
@@ -151,6 +176,7 @@ int main(void)
     tcase_add_loop_test(tc, steps_match_scalar_loop, 0, 2);
     tcase_add_loop_test(tc, late_steps, 0, 2);
     tcase_add_test(tc, other_evaluations_within_bound);
+    tcase_add_test(tc, lr_zero_leaves_param_exact);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }

@@ -52,6 +52,14 @@ if "$q4cts" devices >/dev/null 2>&1; then
     "$q4cts" run --filter 'q4cts.q4gsw_requant.tile_aligned.*' --kernel q4gsw_requant_flat=flat.spv
   expect 0 'Pass' -- "$q4cts" run --filter q4cts.q4gsw_requant.custom.n16_k36_g4 \
     --kernel q4gsw_requant_flat=flat.spv
+  # The plan sees a small_device case's own limits: split-K's reduce runs for this
+  # shape, but not when the case's binding limit splits x by rows.
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o reduce.spv "$shaders/linear_splitk_reduce.comp"
+  split=q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1
+  expect 2 'no selected case runs kernel linear_splitk_reduce' -- \
+    "$q4cts" run --filter ${split}_binding98304 --kernel linear_splitk_reduce=reduce.spv
+  expect 0 'Pass' -- "$q4cts" run --filter ${split}_groups2 --kernel linear_splitk_reduce=reduce.spv
+  expect 0 'Pass' -- "$q4cts" run --filter ${split}_binding98304
   # Static checks (issue 10 §3): a planted round() in the requant kernel is a
   # QualityWarning naming it, a failure under --strict.
   sed 's/roundEven(xp \/ c.sp)/round(xp \/ c.sp)/' "$shaders/q4gsw_requant.glsl" >q4gsw_requant.glsl
