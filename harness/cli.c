@@ -39,6 +39,8 @@ static const char usage[] =
     "  --seed N             input seed (default 0); name + seed reproduce a case\n"
     "\n"
     "Running:\n"
+    "  --api vulkan|webgpu  which kernels run: the Vulkan GLSL ones (default) or the WGSL\n"
+    "                       ones through Dawn in a Node.js worker (docs/webgpu.md)\n"
     "  --device SEL         device index, UUID or name substring (default: first GPU,\n"
     "                       else the CPU device)\n"
     "  --kernel OP=FILE     run a SPIR-V module in place of a built-in kernel; OP is a\n"
@@ -210,7 +212,7 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
        OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
-       OPT_FACTOR };
+       OPT_FACTOR, OPT_API };
 
 typedef struct option_def {
     const char *name;
@@ -222,6 +224,7 @@ static const option_def opts[] = {
     { "filter", 1, OPT_FILTER },
     { "exclude", 1, OPT_EXCLUDE },
     { "caselist", 1, OPT_CASELIST },
+    { "api", 1, OPT_API },
     { "device", 1, OPT_DEVICE },
     { "seed", 1, OPT_SEED },
     { "shard", 1, OPT_SHARD },
@@ -291,6 +294,11 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_CASELIST: return push(cli->caselists, &cli->n_caselists, "--caselist", value, err);
     case OPT_KERNEL: return push(cli->kernel_args, &cli->n_kernels, "--kernel", value, err);
     case OPT_DEVICE: cli->device = value; break;
+    case OPT_API:
+        if (strcmp(value, "vulkan") && strcmp(value, "webgpu"))
+            st = q4_fail(err, Q4_ERR_ARG, "--api expects vulkan or webgpu, got '%s'", SHOWN(value));
+        cli->api = !strcmp(value, "webgpu") ? Q4H_API_WEBGPU : Q4H_API_VULKAN;
+        break;
     case OPT_SEED: return parse_uint("--seed", value, UINT64_MAX, &cli->seed, err);
     case OPT_SHARD: return parse_shard(value, cli, err);
     case OPT_REPEAT:
@@ -407,6 +415,18 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return q4_fail(err, Q4_ERR_ARG, "merge needs the shards' --json reports and where to "
                        "write the merged one: q4cts merge SHARD.json... --json FILE and/or "
                        "--junit FILE");
+    if (cli->api == Q4H_API_WEBGPU) {
+        /* Vulkan's options: the WebGPU worker has no device choice, layer or probes */
+        const char *vk_only = cli->device ? "--device" : cli->validation ? "--validation"
+                            : cli->bounds_check ? "--bounds-check"
+                            : cli->shader_coverage ? "--shader-coverage"
+                            : cli->dump_dir ? "--dump-dir"
+                            : !strcmp(cli->command, "replay") ? "replay"
+                            : !strcmp(cli->command, "kernels") ? "kernels" : NULL;
+        if (vk_only)
+            return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu "
+                           "(docs/webgpu.md)", vk_only);
+    }
     if (cli->junit && cli->json && same_file(cli->junit, cli->json))
         return q4_fail(err, Q4_ERR_ARG, "--junit and --json name the same file %s; give each "
                        "report a file of its own", SHOWN(cli->json));

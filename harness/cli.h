@@ -11,6 +11,9 @@
 #define Q4H_MAX_SHARDS 1000000
 #define Q4H_MAX_OPERANDS 4096       /* merge's shard reports */
 
+/* --api: which API's kernels run the cases (docs/webgpu.md for WebGPU). */
+typedef enum q4h_api { Q4H_API_VULKAN, Q4H_API_WEBGPU } q4h_api;
+
 typedef struct q4h_cli {
     const char *command;            /* devices, list, kernels, run, perf, replay, compare, merge */
     const char *operand;            /* replay DIR: operands[0] */
@@ -38,6 +41,7 @@ typedef struct q4h_cli {
     q4vk_faults faults;
     int perf_reps, perf_warmup, perf_warmup_ms;
     double factor;                  /* compare --factor (default 2) */
+    q4h_api api;                    /* --api vulkan|webgpu */
     int help, version;              /* --help, --version: the caller prints */
 } q4h_cli;
 

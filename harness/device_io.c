@@ -9,15 +9,9 @@
 /* Word i of the guard: varied so that a shifted or partial copy cannot match. */
 static uint32_t guard_word(size_t i) { return 0xA5C30000u ^ (uint32_t)(i * 0x9E37u); }
 
-q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t guard_bytes,
-                     q4vk_buffer **out, q4_error *err)
+void q4h_host_image(void *image, const void *init, size_t bytes, size_t guard_bytes)
 {
-    size_t total = bytes + guard_bytes;
-    uint32_t *host = malloc(total);
-    q4_status st;
-    *out = NULL;
-    if (!host)
-        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory", total);
+    uint32_t *host = image;
     if (init) {
         memcpy(host, init, bytes);
     } else {
@@ -30,6 +24,18 @@ q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t g
         uint32_t w = guard_word(i);
         memcpy(guard + i, &w, 4); /* bytes may not be 4-aligned: no direct store */
     }
+}
+
+q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t guard_bytes,
+                     q4vk_buffer **out, q4_error *err)
+{
+    size_t total = bytes + guard_bytes;
+    uint32_t *host = malloc(total);
+    q4_status st;
+    *out = NULL;
+    if (!host)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory", total);
+    q4h_host_image(host, init, bytes, guard_bytes);
     st = q4vk_buffer_create(ctx, total, out, err);
     if (st == Q4_OK) /* the guard words are not data: --bounds-check flags a load of them */
         q4vk_buffer_set_data_bytes(*out, bytes);
@@ -50,17 +56,36 @@ q4_status q4h_read(q4vk_context *ctx, q4vk_buffer *buf, void *host, size_t bytes
     q4_status st = q4vk_download(ctx, buf, 0, host, bytes, err);
     if (st == Q4_OK)
         st = q4vk_download(ctx, buf, bytes, guard, Q4H_GUARD_BYTES, err);
-    if (st != Q4_OK)
-        return st;
+    if (st == Q4_OK)
+        q4h_guard_check(guard, guard_ok, guard_bad_at);
+    return st;
+}
+
+void q4h_guard_check(const void *guard, bool *guard_ok, int64_t *guard_bad_at)
+{
     *guard_ok = true;
     *guard_bad_at = -1;
-    for (size_t i = 0; i < Q4H_GUARD_BYTES / 4; i++)
-        if (guard[i] != guard_word(i)) {
+    for (size_t i = 0; i < Q4H_GUARD_BYTES / 4; i++) {
+        uint32_t w;
+        memcpy(&w, (const char *)guard + 4 * i, 4); /* may follow a byte tensor: unaligned */
+        if (w != guard_word(i)) {
             *guard_ok = false;
             *guard_bad_at = (int64_t)i;
             break;
         }
-    return Q4_OK;
+    }
+}
+
+void q4h_read_host(const q4h_host_buffer *b, void *host, size_t bytes, bool *guard_ok,
+                   int64_t *guard_bad_at)
+{
+    memcpy(host, b->data, bytes);
+    q4h_guard_check((const char *)b->data + b->bytes, guard_ok, guard_bad_at);
+}
+
+void q4h_read_host_output(const q4h_host_buffer *b, q4h_output *o)
+{
+    q4h_read_host(b, o->got, (size_t)o->count * sizeof(float), &o->guard_ok, &o->guard_bad_at);
 }
 
 void q4h_buffers_free(q4vk_context *ctx, q4vk_buffer **bufs, int n)

@@ -19,6 +19,22 @@
  * perf mode), initialised from `init`, or with the sentinel when NULL. */
 q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t guard_bytes,
                      q4vk_buffer **out, q4_error *err);
+/* Fills image (bytes + guard_bytes) as q4h_buffer uploads it: init's bytes, or the
+ * sentinel when init is NULL, then the guard pattern. The WebGPU worker gets these. */
+void q4h_host_image(void *image, const void *init, size_t bytes, size_t guard_bytes);
+/* Whether the Q4H_GUARD_BYTES at guard are the pattern; the first changed word. */
+void q4h_guard_check(const void *guard, bool *guard_ok, int64_t *guard_bad_at);
+/* A buffer's contents on the host after a run (the WebGPU worker returns them):
+ * `bytes` of data, then Q4H_GUARD_BYTES of guard words. */
+typedef struct q4h_host_buffer {
+    const void *data;
+    size_t bytes;
+} q4h_host_buffer;
+/* The host counterparts of q4h_read and q4h_read_output. */
+void q4h_read_host(const q4h_host_buffer *b, void *host, size_t bytes, bool *guard_ok,
+                   int64_t *guard_bad_at);
+struct q4h_output;
+void q4h_read_host_output(const q4h_host_buffer *b, struct q4h_output *o);
 /* Reads the first `bytes` into host and checks the guard after them. */
 q4_status q4h_read(q4vk_context *ctx, q4vk_buffer *buf, void *host, size_t bytes,
                    bool *guard_ok, int64_t *guard_bad_at, q4_error *err);

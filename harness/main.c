@@ -20,6 +20,7 @@
 #include "select.h"
 #include "shader_coverage.h"
 #include "stop.h"
+#include "webgpu_run.h"
 
 #define EXIT_USAGE 2
 
@@ -36,11 +37,13 @@ static void api_string(uint32_t v, char *buf, size_t size)
     snprintf(buf, size, "%u.%u.%u", (v >> 22) & 0x7F, (v >> 12) & 0x3FF, v & 0xFFF);
 }
 
-static int cmd_devices(void)
+static int cmd_devices(const q4h_cli *cli)
 {
     q4vk_device_info infos[16];
     int count = 0;
     q4_error err = { 0 };
+    if (cli->api == Q4H_API_WEBGPU)
+        return q4h_webgpu_devices(&err) == Q4_OK ? 0 : fail_usage(&err);
     if (q4vk_enumerate(infos, 16, &count, &err) != Q4_OK)
         return fail_usage(&err);
     for (int i = 0; i < count && i < 16; i++) {
@@ -94,8 +97,8 @@ typedef struct run_state {
     q4_junit *junit;
     q4_json *json;
     int report_error;
-    char props_buf[12][300];
-    q4_prop props[12];
+    char props_buf[13][300];
+    q4_prop props[13];
     size_t n_props;
 } run_state;
 
@@ -113,6 +116,7 @@ static void add_props(run_state *s, const q4vk_device_info *info)
     char api[32], seed[32], line[300];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cli->seed);
     prop(s, "q4cts.version", "%s", Q4CTS_VERSION);
+    prop(s, "api", "%s", s->cli->api == Q4H_API_WEBGPU ? "webgpu" : "vulkan");
     if (info) {
         api_string(info->api_version, api, sizeof api);
         prop(s, "device", "%s", info->name);
@@ -121,7 +125,8 @@ static void add_props(run_state *s, const q4vk_device_info *info)
         prop(s, "driver", "%s", info->driver_name);
         prop(s, "driver.version", "%s", info->driver_version_str);
         prop(s, "driver.info", "%s", info->driver_info);
-        prop(s, "vulkan.api", "%s", api);
+        if (s->cli->api == Q4H_API_VULKAN)
+            prop(s, "vulkan.api", "%s", api);
         snprintf(line, sizeof line, "%u", info->subgroup_size);
         prop(s, "device.subgroup_size", "%s", line);
     }
@@ -154,8 +159,12 @@ static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *e
     run_state *s = user;
     char api[32];
     api_string(info->api_version, api, sizeof api);
-    printf("device: %s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
-           info->driver_name, info->driver_info, api);
+    if (s->cli->api == Q4H_API_WEBGPU)
+        printf("device: %s (WebGPU), driver %s %s, %s\n", info->name, info->driver_name,
+               info->driver_version_str, info->driver_info);
+    else
+        printf("device: %s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
+               info->driver_name, info->driver_info, api);
     add_props(s, info);
     return open_reports(s, err);
 }
@@ -227,6 +236,8 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --device '%s'", cli->device);
     for (size_t i = 0; i < cli->n_kernels; i++)
         ADD(" --kernel %s", cli->kernel_args[i]);
+    if (cli->api == Q4H_API_WEBGPU)
+        ADD(" --api webgpu");
     if (cli->strict)
         ADD(" --strict");
     if (cli->validation)
@@ -248,7 +259,9 @@ static int cmd_run(const q4h_cli *cli)
 
     if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
         return fail_usage(&err);
-    if (q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK ||
+    const bool webgpu = cli->api == Q4H_API_WEBGPU;
+    if ((webgpu ? q4h_webgpu_check_kernels(cli->kernel_args, cli->n_kernels, &err)
+                : q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err)) != Q4_OK ||
         (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
         q4h_overrides_free(overrides, cli->n_kernels);
         free(cases);
@@ -287,7 +300,12 @@ static int cmd_run(const q4h_cli *cli)
         st = open_reports(&s, &err);
     } else {
         q4h_stop_install();
-        st = q4h_run_cases(&opt, cases, n, &sink, &err);
+        /* WebGPU: the worker gets 4 x --timeout per run of a case (docs/webgpu.md) */
+        q4h_wg_options wg = { .run = &opt, .kernels = cli->kernel_args,
+                              .n_kernels = cli->n_kernels, .faults = cli->faults,
+                              .exchange_s = 4.0 * cli->timeout_s };
+        st = webgpu ? q4h_webgpu_run_cases(&wg, cases, n, &sink, &err)
+                    : q4h_run_cases(&opt, cases, n, &sink, &err);
     }
     const int stopped = q4h_stop_signal();
     if (stopped && st == Q4_OK) {
@@ -338,10 +356,10 @@ static int run_command(q4h_cli *cli)
     /* The layer that Q4CTS_VALIDATION=1 turns on (gpu/, the same test) is named in the
      * reports and the repro lines as if --validation had been given. */
     const char *env = getenv("Q4CTS_VALIDATION");
-    if (env && !strcmp(env, "1"))
+    if (env && !strcmp(env, "1") && cli->api == Q4H_API_VULKAN)
         cli->validation = 1;
     if (!strcmp(cli->command, "devices"))
-        return cmd_devices();
+        return cmd_devices(cli);
     if (!strcmp(cli->command, "list"))
         return cmd_list(cli);
     if (!strcmp(cli->command, "kernels"))

@@ -86,6 +86,8 @@ typedef struct q4h_param {
 #define Q4H_CASE_INT_PARAM(field) { #field, 'i', offsetof(q4_case, field) }
 #define Q4H_INPUT_PARAM(field) { #field, 'f', offsetof(q4_inputs, field) }
 
+struct q4h_host_buffer;   /* device_io.h */
+
 typedef struct q4h_op {
     const char *name;
     const char *const *kernels;  /* NULL-terminated: the built-in kernels this op may run */
@@ -108,6 +110,10 @@ typedef struct q4h_op {
      * padding) words. */
     q4_status (*read)(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
                       q4h_outputs *out, q4_error *err);
+    /* The same from the buffers' contents on the host (b as launch's buffers: inputs,
+     * then output buffers), as the WebGPU worker returns them (webgpu_run.c). */
+    q4_status (*read_host)(const q4_case *c, const struct q4h_host_buffer *b,
+                           q4h_outputs *out, q4_error *err);
     /* Minimal DRAM bytes moved and flops of the case (perf mode). */
     double (*bytes)(const q4_case *c);
     double (*flops)(const q4_case *c);

@@ -47,8 +47,7 @@ static q4_verdict verdict_of(q4_status st)
     }
 }
 
-/* Lower is better: the order in which a repeat's verdict replaces an earlier one. */
-static int badness(q4_verdict v)
+int q4h_verdict_badness(q4_verdict v)
 {
     switch (v) {
     case Q4_PASS: return 0;
@@ -172,8 +171,8 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
     for (int rep = 0; rep < (opt->repeat > 0 ? opt->repeat : 1); rep++) {
         q4_result this_run = *r;
         bool have_got = gpu_once(opt, ctx, op, c, in, &out, &this_run);
-        if (rep == 0 || badness(this_run.verdict) > badness(r->verdict) ||
-            (badness(this_run.verdict) == badness(r->verdict) &&
+        if (rep == 0 || q4h_verdict_badness(this_run.verdict) > q4h_verdict_badness(r->verdict) ||
+            (q4h_verdict_badness(this_run.verdict) == q4h_verdict_badness(r->verdict) &&
              this_run.worst_margin > r->worst_margin)) {
             *r = this_run;
             /* Now, while the outputs are this run's: the dump holds the repeat whose

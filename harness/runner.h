@@ -60,6 +60,8 @@ q4_status q4h_run_case_on(const q4h_run_options *opt, q4vk_context **ctx, const 
 /* A result for case c that is not yet judged (q4_result_init) with its name, op,
  * family and repro line filled in: where every verdict of a case starts. */
 void q4h_result_start(const q4h_run_options *opt, const q4_case *c, q4_result *r);
+/* Lower is better: the order in which a repeat's verdict replaces an earlier one. */
+int q4h_verdict_badness(q4_verdict v);
 /* Monotonic seconds, for case times and the watchdog. */
 double q4h_now_s(void);
 

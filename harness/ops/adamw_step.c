@@ -63,6 +63,16 @@ static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *con
 }
 
 /* param, m, v read and written, grad read. */
+static q4_status read_host(const q4_case *c, const q4h_host_buffer *b, q4h_outputs *out,
+                           q4_error *err)
+{
+    (void)c, (void)err;
+    q4h_read_host_output(&b[0], &out->o[0]);
+    q4h_read_host_output(&b[2], &out->o[1]);
+    q4h_read_host_output(&b[3], &out->o[2]);
+    return Q4_OK;
+}
+
 static double bytes(const q4_case *c) { return 28.0 * (double)c->numel; }
 static double flops(const q4_case *c) { return 16.0 * (double)c->numel; }
 
@@ -76,5 +86,5 @@ static const q4h_param params[] = {
 const q4h_op q4h_op_adamw_step = {
     .name = "adamw_step", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .read = read_back, .bytes = bytes, .flops = flops, .params = params,
+    .read = read_back, .read_host = read_host, .bytes = bytes, .flops = flops, .params = params,
 };

@@ -46,6 +46,14 @@ static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *con
     return q4h_read_output(ctx, b[2], &out->o[0], err);
 }
 
+static q4_status read_host(const q4_case *c, const q4h_host_buffer *b, q4h_outputs *out,
+                           q4_error *err)
+{
+    (void)c, (void)err;
+    q4h_read_host_output(&b[2], &out->o[0]);
+    return Q4_OK;
+}
+
 static double bytes(const q4_case *c)
 {
     return q4h_weight_bytes(c->n, c->k, c->gs) + 4.0 * (double)(c->n * c->k);
@@ -61,5 +69,5 @@ static const q4h_param params[] = {
 const q4h_op q4h_op_dequantize = {
     .name = "dequantize", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .read = read_back, .bytes = bytes, .flops = flops, .params = params,
+    .read = read_back, .read_host = read_host, .bytes = bytes, .flops = flops, .params = params,
 };

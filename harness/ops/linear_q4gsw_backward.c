@@ -53,6 +53,14 @@ static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *con
     return q4h_read_output(ctx, b[3], &out->o[0], err);
 }
 
+static q4_status read_host(const q4_case *c, const q4h_host_buffer *b, q4h_outputs *out,
+                           q4_error *err)
+{
+    (void)c, (void)err;
+    q4h_read_host_output(&b[3], &out->o[0]);
+    return Q4_OK;
+}
+
 static double bytes(const q4_case *c)
 {
     return 4.0 * (double)(c->m * c->n + c->m * c->k) + q4h_weight_bytes(c->n, c->k, c->gs);
@@ -73,5 +81,5 @@ static void plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
 const q4h_op q4h_op_linear_q4gsw_backward = {
     .name = "linear_q4gsw_backward", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .plan = plan, .read = read_back, .bytes = bytes, .flops = flops, .params = params,
+    .plan = plan, .read = read_back, .read_host = read_host, .bytes = bytes, .flops = flops, .params = params,
 };

@@ -65,6 +65,23 @@ static void check_padding(const q4_case *c, const uint32_t *words, q4h_output *o
         }
 }
 
+/* The codes of both layouts from the words and bytes the GPU wrote (guards already
+ * checked); keeps them, as written, for dumps (a repeat replaces the previous run's). */
+static q4_status decode(const q4_case *c, uint32_t *words, uint8_t *packed, const size_t *sizes,
+                        q4h_outputs *out, q4_error *err)
+{
+    q4h_output *w = &out->o[0], *flat = &out->o[1];
+    check_padding(c, words, w);
+    q4_status st = q4ref_unpack_w4x8(words, c->n, c->k, w->got_code, err);
+    if (st == Q4_OK)
+        st = q4ref_unpack_flat(packed, c->n, c->k, flat->got_code, err);
+    free(w->raw);
+    free(flat->raw);
+    w->raw = words, w->raw_bytes = sizes[0], w->raw_dtype = 'u';
+    flat->raw = packed, flat->raw_bytes = sizes[1], flat->raw_dtype = 'b';
+    return st;
+}
+
 static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
                       q4h_outputs *out, q4_error *err)
 {
@@ -78,19 +95,30 @@ static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *con
                        : q4h_read(ctx, b[2], words, sizes[0], &w->guard_ok, &w->guard_bad_at, err);
     if (st == Q4_OK)
         st = q4h_read(ctx, b[3], packed, sizes[1], &flat->guard_ok, &flat->guard_bad_at, err);
-    if (st == Q4_OK) {
-        check_padding(c, words, w);
-        st = q4ref_unpack_w4x8(words, c->n, c->k, w->got_code, err);
+    if (st != Q4_OK) {
+        free(words);
+        free(packed);
+        return st;
     }
-    if (st == Q4_OK)
-        st = q4ref_unpack_flat(packed, c->n, c->k, flat->got_code, err);
-    /* Kept as the GPU wrote them, for dumps (padding words included); a repeat
-     * replaces the previous run's. */
-    free(w->raw);
-    free(flat->raw);
-    w->raw = words, w->raw_bytes = sizes[0], w->raw_dtype = 'u';
-    flat->raw = packed, flat->raw_bytes = sizes[1], flat->raw_dtype = 'b';
-    return st;
+    return decode(c, words, packed, sizes, out, err);
+}
+
+static q4_status read_host(const q4_case *c, const q4h_host_buffer *b, q4h_outputs *out,
+                           q4_error *err)
+{
+    q4h_output *w = &out->o[0], *flat = &out->o[1];
+    size_t sizes[Q4H_MAX_OUTPUTS];
+    output_buffers(c, sizes);
+    uint32_t *words = malloc(sizes[0]);
+    uint8_t *packed = malloc(sizes[1]);
+    if (!words || !packed) {
+        free(words);
+        free(packed);
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes", sizes[0] + sizes[1]);
+    }
+    q4h_read_host(&b[2], words, sizes[0], &w->guard_ok, &w->guard_bad_at);
+    q4h_read_host(&b[3], packed, sizes[1], &flat->guard_ok, &flat->guard_bad_at);
+    return decode(c, words, packed, sizes, out, err);
 }
 
 /* Latent and scales read once, both packed layouts written once. */
@@ -115,5 +143,5 @@ static void plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
 const q4h_op q4h_op_q4gsw_requant = {
     .name = "q4gsw_requant", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
-    .plan = plan, .read = read_back, .bytes = bytes, .flops = flops, .params = params,
+    .plan = plan, .read = read_back, .read_host = read_host, .bytes = bytes, .flops = flops, .params = params,
 };

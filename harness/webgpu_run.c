@@ -1,0 +1,446 @@
+/* webgpu_run.c: the WebGPU run: each case prepared and judged here, its kernels run
+ * by the worker process (webgpu_worker.c), whose failures become the case's verdict
+ * (see webgpu_run.h). */
+#include "webgpu_run.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device_io.h"
+#include "dump.h"
+#include "judge.h"
+#include "op.h"
+#include "stop.h"
+#include "webgpu_worker.h"
+
+/* What the hello says of the adapter and what the harness uses of it. */
+typedef struct adapter {
+    q4vk_device_info info;    /* as the report sinks take it (api_version 0: not Vulkan) */
+    uint64_t max_binding, max_buffer;
+    char features[1024];
+} adapter;
+
+typedef struct session {
+    const q4h_wg_options *opt;
+    q4h_wg_worker w;
+    adapter a;
+    long messages;            /* run messages sent so far: --inject-fault counts them */
+} session;
+
+static const char *str_of(json_object *o, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+               ? json_object_get_string(v) : "";
+}
+
+static double num_of(json_object *o, const char *key, double dflt)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, key, &v) &&
+                   (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+               ? json_object_get_double(v) : dflt;
+}
+
+static void read_hello(json_object *h, adapter *a)
+{
+    json_object *ad = NULL, *lim = NULL, *feat = NULL;
+    json_object_object_get_ex(h, "adapter", &ad);
+    json_object_object_get_ex(h, "limits", &lim);
+    json_object_object_get_ex(h, "features", &feat);
+    memset(a, 0, sizeof *a);
+    q4vk_device_info *i = &a->info;
+    const char *desc = str_of(ad, "description"), *dev = str_of(ad, "device");
+    snprintf(i->name, sizeof i->name, "%s", desc[0] ? desc : dev[0] ? dev : str_of(ad, "vendor"));
+    snprintf(i->driver_name, sizeof i->driver_name, "Dawn");
+    snprintf(i->driver_version_str, sizeof i->driver_version_str, "npm webgpu %s",
+             str_of(h, "webgpu"));
+    snprintf(i->driver_info, sizeof i->driver_info, "%s %s on Node.js %s", str_of(ad, "vendor"),
+             str_of(ad, "architecture"), str_of(h, "node"));
+    i->type = "webgpu";
+    json_object *ts;
+    i->timestamps = json_object_object_get_ex(h, "timestamps", &ts) && json_object_get_boolean(ts);
+    a->max_binding = (uint64_t)num_of(lim, "maxStorageBufferBindingSize", 134217728.0);
+    a->max_buffer = (uint64_t)num_of(lim, "maxBufferSize", 268435456.0);
+    i->max_storage_range = a->max_binding;
+    i->max_group_count[0] = (uint32_t)num_of(lim, "maxComputeWorkgroupsPerDimension", 65535);
+    i->max_shared_bytes = (uint32_t)num_of(lim, "maxComputeWorkgroupStorageSize", 16384);
+    i->max_invocations = (uint32_t)num_of(lim, "maxComputeInvocationsPerWorkgroup", 256);
+    size_t len = 0;
+    for (size_t k = 0; feat && k < json_object_array_length(feat); k++)
+        len += (size_t)snprintf(a->features + len, len < sizeof a->features ?
+                                sizeof a->features - len : 0, "%s%s", k ? " " : "",
+                                json_object_get_string(json_object_array_get_idx(feat, k)));
+}
+
+/* Starts a worker and reads its hello. */
+static q4_status open_worker(session *s, q4_error *err)
+{
+    q4h_wg_frame f;
+    char why[256] = "";
+    q4_status st = q4h_wg_start(s->opt->kernels, s->opt->n_kernels, &s->w, err);
+    if (st != Q4_OK)
+        return st;
+    /* Dawn's start-up compiles nothing yet; a minute covers a loaded machine */
+    q4h_wg_io io = q4h_wg_recv(&s->w, &f, q4h_now_s() + 60 + s->opt->exchange_s, why, sizeof why);
+    if (io == Q4H_WG_OK && f.type == Q4H_WG_HELLO && !str_of(f.json, "error")[0]) {
+        read_hello(f.json, &s->a);
+        q4h_wg_frame_free(&f);
+        return Q4_OK;
+    }
+    char end[Q4_MSG_MAX] = "";
+    if (io == Q4H_WG_OK)
+        snprintf(end, sizeof end, "%s", f.type == Q4H_WG_HELLO ? str_of(f.json, "error")
+                                                              : "it sent no hello");
+    q4h_wg_frame_free(&f);
+    int status = 0;
+    q4h_wg_kill(&s->w, &status);
+    if (io == Q4H_WG_GONE)
+        q4h_wg_describe_end(&s->w, status, end, sizeof end);
+    else if (io == Q4H_WG_LATE)
+        snprintf(end, sizeof end, "it did not answer within %.0f s", 60 + s->opt->exchange_s);
+    else if (io == Q4H_WG_BAD)
+        snprintf(end, sizeof end, "%s", why);
+    close(s->w.log_fd);
+    s->w.log_fd = -1;
+    if (io == Q4H_WG_STOPPED)
+        return Q4_ERR_IO;   /* the caller sees the stop signal */
+    return q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker could not start: %.400s (Node.js and "
+                   "Dawn: scripts/setup; a driver Dawn accepts, such as Mesa 25's lavapipe: "
+                   "docs/webgpu.md)", end);
+}
+
+static void close_worker(session *s)
+{
+    if (s->w.pid > 0)
+        q4h_wg_send(&s->w, Q4H_WG_BYE, "{}", NULL, NULL, 0, q4h_now_s() + 1);
+    q4h_wg_finish(&s->w);
+}
+
+/* ---- one case ---- */
+
+typedef struct images {
+    int n;
+    size_t data[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    uint64_t total[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    void *image[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    const char *name[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+} images;
+
+static void images_free(images *im)
+{
+    for (int i = 0; i < im->n; i++)
+        free(im->image[i]);
+    im->n = 0;
+}
+
+/* The case's buffers as the worker gets them: the inputs, then the output buffers
+ * (sentinel-filled), each followed by the guard words. */
+static q4_status make_images(const q4h_op *op, const q4_case *c, const q4_inputs *in,
+                             images *im, q4_error *err)
+{
+    q4h_tensor t[Q4H_MAX_TENSORS];
+    size_t out_bytes[Q4H_MAX_OUTPUTS];
+    static const char *const out_names[] = { "out0", "out1", "out2", "out3" };
+    int n_in = op->inputs(c, in, t), n_out = op->output_buffers(c, out_bytes);
+    im->n = 0;
+    for (int i = 0; i < n_in + n_out; i++) {
+        size_t bytes = i < n_in ? q4h_tensor_bytes(&t[i]) : out_bytes[i - n_in];
+        im->image[i] = malloc(bytes + Q4H_GUARD_BYTES);
+        if (!im->image[i]) {
+            images_free(im);
+            return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory",
+                           bytes + Q4H_GUARD_BYTES);
+        }
+        im->n++;
+        im->data[i] = bytes;
+        im->total[i] = bytes + Q4H_GUARD_BYTES;
+        im->name[i] = i < n_in ? t[i].name : out_names[i - n_in];
+        q4h_host_image(im->image[i], i < n_in ? t[i].data : NULL, bytes, Q4H_GUARD_BYTES);
+    }
+    return Q4_OK;
+}
+
+/* The run message's header (docs/webgpu.md); NULL without memory. */
+static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
+                        const char *fault)
+{
+    json_object *o = json_object_new_object(), *params = json_object_new_object(),
+                *bufs = json_object_new_array();
+    q4h_dump_meta meta;
+    q4h_dump_params(c, in, &meta);
+    for (int i = 0; i < meta.n_params; i++) {
+        const q4h_dump_param *p = &meta.params[i];
+        json_object_object_add(params, p->key, p->integer ? json_object_new_int64((int64_t)p->value)
+                                                          : json_object_new_double(p->value));
+    }
+    for (int i = 0; i < im->n; i++) {
+        json_object *b = json_object_new_object();
+        json_object_object_add(b, "name", json_object_new_string(im->name[i]));
+        json_object_object_add(b, "bytes", json_object_new_int64((int64_t)im->total[i]));
+        json_object_object_add(b, "data_bytes", json_object_new_int64((int64_t)im->data[i]));
+        json_object_object_add(b, "out", json_object_new_boolean(1));
+        json_object_array_add(bufs, b);
+    }
+    json_object_object_add(o, "case", json_object_new_string(c->name));
+    json_object_object_add(o, "op", json_object_new_string(c->op));
+    json_object_object_add(o, "params", params);
+    json_object_object_add(o, "buffers", bufs);
+    json_object_object_add(o, "fault", json_object_new_string(fault));
+    const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+    char *copy = text ? strdup(text) : NULL;
+    json_object_put(o);
+    return copy;
+}
+
+/* The fault the next run message carries: each fires once, at its count. */
+static const char *next_fault(session *s)
+{
+    const q4vk_faults *f = &s->opt->faults;
+    long n = ++s->messages;
+    return n == f->crash_at ? "crash" : n == f->timeout_at ? "hang"
+         : n == f->device_lost_at ? "lost" : n == f->fail_alloc_at ? "alloc" : "";
+}
+
+/* The verdict of a run that was not judged, and why. */
+__attribute__((format(printf, 3, 4)))
+static void say(q4_result *r, q4_verdict v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    r->verdict = v;
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+}
+
+/* One run of the case on the worker and its judgement into r. Returns false when the
+ * run was stopped by a signal (r then holds no verdict). */
+static bool gpu_once(session *s, const q4h_op *op, const q4_case *c, const char *header,
+                     const images *im, q4h_outputs *out, q4_result *r)
+{
+    char why[Q4_MSG_MAX] = "";
+    if (s->w.pid <= 0) {
+        q4_error err = { 0 };
+        if (open_worker(s, &err) != Q4_OK) {
+            if (q4h_stop_signal())
+                return false;
+            say(r, Q4_INTERNAL_ERROR, "the WebGPU worker could not be restarted: %.480s", err.msg);
+            return true;
+        }
+    }
+    double deadline = q4h_now_s() + s->opt->exchange_s;
+    const void *blobs[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    for (int i = 0; i < im->n; i++)
+        blobs[i] = im->image[i];
+    q4h_wg_frame f = { 0 };
+    q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
+                               deadline);
+    if (io == Q4H_WG_OK)
+        io = q4h_wg_recv(&s->w, &f, deadline, why, sizeof why);
+    if (io == Q4H_WG_OK && f.type != Q4H_WG_RESULT) {
+        snprintf(why, sizeof why, "the WebGPU worker answered a run with a frame of type %u",
+                 f.type);
+        io = Q4H_WG_BAD;
+    }
+    if (io != Q4H_WG_OK) {
+        int status = 0;
+        q4h_wg_frame_free(&f);
+        q4h_wg_kill(&s->w, &status);
+        if (io == Q4H_WG_STOPPED)
+            return false;
+        if (io == Q4H_WG_GONE) {
+            char end[Q4_MSG_MAX];
+            q4h_wg_describe_end(&s->w, status, end, sizeof end);
+            say(r, Q4_CRASH, "%s during the case", end);
+        } else if (io == Q4H_WG_LATE) {
+            snprintf(why, sizeof why, "the case ran past the %.0f s watchdog; its WebGPU worker "
+                     "was killed", s->opt->exchange_s);
+            say(r, Q4_TIMEOUT, "%s", why);
+        } else {
+            say(r, Q4_INTERNAL_ERROR, "%s", why);
+        }
+        close(s->w.log_fd);
+        s->w.log_fd = -1;
+        return true;
+    }
+    const char *status = str_of(f.json, "status");
+    if (strcmp(status, "ok")) {
+        const char *kind = str_of(f.json, "kind");
+        snprintf(why, sizeof why, "WebGPU %s: %.440s", kind, str_of(f.json, "message"));
+        q4_verdict v = !strcmp(kind, "oom") || !strcmp(kind, "lost") ? Q4_RESOURCE_ERROR
+                     : !strcmp(kind, "unsupported")                  ? Q4_NOT_SUPPORTED
+                                                                     : Q4_INTERNAL_ERROR;
+        say(r, v, "%s", why);
+        if (!strcmp(kind, "lost"))   /* the worker leaves; a new device takes the next case */
+            q4h_wg_finish(&s->w);
+    } else if ((int)f.n_blobs != im->n) {
+        snprintf(why, sizeof why, "the WebGPU worker returned %u buffers for %d", f.n_blobs, im->n);
+        say(r, Q4_INTERNAL_ERROR, "%s", why);
+    } else {
+        q4h_host_buffer b[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+        bool sizes_ok = true;
+        for (int i = 0; i < im->n; i++) {
+            b[i] = (q4h_host_buffer){ f.blob[i], im->data[i] };
+            sizes_ok = sizes_ok && f.blob_len[i] == im->total[i];
+        }
+        q4_error err = { 0 };
+        if (!sizes_ok)
+            say(r, Q4_INTERNAL_ERROR, "%s", "the WebGPU worker returned a buffer of the wrong size");
+        else if (op->read_host(c, b, out, &err) != Q4_OK)
+            say(r, Q4_INTERNAL_ERROR, "reading the results failed: %.480s", err.msg);
+        else
+            q4h_judge(out, r);
+        r->gpu_ms = num_of(f.json, "gpu_ms", -1);
+    }
+    q4h_wg_frame_free(&f);
+    return true;
+}
+
+/* NotSupported reasons of WebGPU: a buffer beyond the adapter's binding or buffer size
+ * (the WGSL kernels do not split bindings), or an op without WGSL kernels. */
+static void support(const session *s, const q4h_op *op, const images *im, char *why, size_t size)
+{
+    why[0] = '\0';
+    if (!op->read_host) {
+        snprintf(why, size, "op %s has no WebGPU path", op->name);
+        return;
+    }
+    for (int i = 0; i < im->n; i++)
+        if (im->total[i] > s->a.max_binding || im->total[i] > s->a.max_buffer) {
+            snprintf(why, size, "buffer %s needs %llu bytes; the adapter binds at most %llu "
+                     "(maxStorageBufferBindingSize) in a buffer of at most %llu (maxBufferSize)",
+                     im->name[i], (unsigned long long)im->total[i],
+                     (unsigned long long)s->a.max_binding, (unsigned long long)s->a.max_buffer);
+            return;
+        }
+}
+
+/* One case: inputs, truth, the worker's runs (the worst verdict counts), judgement.
+ * False when a stop signal ended it (r then holds no verdict). */
+static bool run_case(session *s, const q4_case *c, q4_result *r)
+{
+    const q4h_op *op = q4h_op_find(c->op);
+    q4_inputs in = { 0 };
+    q4h_outputs out = { 0 };
+    images im = { 0 };
+    q4_error err = { 0 };
+    char why[512];
+    double t0 = q4h_now_s();
+    bool finished = true;
+
+    q4h_result_start(s->opt->run, c, r);
+    if (!op) {
+        snprintf(r->message, sizeof r->message, "no descriptor for op %s", c->op);
+        goto done;
+    }
+    double t_truth = 0;
+    if (q4_case_inputs(c, &in, &err) != Q4_OK || make_images(op, c, &in, &im, &err) != Q4_OK) {
+        r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
+        snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
+        goto done;
+    }
+    support(s, op, &im, why, sizeof why);
+    if (why[0]) {
+        r->verdict = Q4_NOT_SUPPORTED;
+        snprintf(r->message, sizeof r->message, "%s", why);
+        goto done;
+    }
+    if ((t_truth = q4h_now_s(), op->truth(c, &in, &out, &err)) != Q4_OK) {
+        r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
+        snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
+        goto done;
+    }
+    r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
+    int repeat = s->opt->run->repeat > 0 ? s->opt->run->repeat : 1;
+    for (int rep = 0; rep < repeat && finished; rep++) {
+        char *header = run_header(c, &in, &im, next_fault(s));
+        q4_result this_run = *r;
+        if (!header) {
+            say(&this_run, Q4_RESOURCE_ERROR, "%s", "no memory for the run message");
+        } else {
+            finished = gpu_once(s, op, c, header, &im, &out, &this_run);
+            free(header);
+        }
+        if (finished && (rep == 0 || q4h_verdict_badness(this_run.verdict) >
+                                         q4h_verdict_badness(r->verdict) ||
+                         (q4h_verdict_badness(this_run.verdict) ==
+                              q4h_verdict_badness(r->verdict) &&
+                          this_run.worst_margin > r->worst_margin)))
+            *r = this_run;
+    }
+done:
+    images_free(&im);
+    q4h_outputs_free(&out);
+    q4_inputs_free(&in);
+    r->seconds = q4h_now_s() - t0;
+    return finished;
+}
+
+q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, size_t n,
+                               const q4h_sink *sink, q4_error *err)
+{
+    session s = { .opt = opt, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
+    /* A worker that dies while the harness writes to it is a verdict, not our death. */
+    signal(SIGPIPE, SIG_IGN);
+    q4_status st = open_worker(&s, err);
+    if (st != Q4_OK)
+        return q4h_stop_signal() ? Q4_OK : st;
+    if (sink->device && (st = sink->device(sink->user, &s.a.info, err)) != Q4_OK) {
+        close_worker(&s);
+        return st;
+    }
+    for (size_t i = 0; i < n && !q4h_stop_signal(); i++) {
+        q4_result r;
+        if (sink->begin)
+            sink->begin(sink->user, &cases[i]);
+        if (!run_case(&s, &cases[i], &r))
+            break;
+        sink->result(sink->user, &r);
+    }
+    close_worker(&s);
+    return Q4_OK;
+}
+
+q4_status q4h_webgpu_devices(q4_error *err)
+{
+    session s = { .opt = &(q4h_wg_options){ .exchange_s = 60 },
+                  .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
+    signal(SIGPIPE, SIG_IGN);
+    q4_status st = open_worker(&s, err);
+    if (st != Q4_OK)
+        return st;
+    const q4vk_device_info *i = &s.a.info;
+    printf("0: %s (WebGPU adapter)\n   driver %s %s (%s)\n   timestamps %s, "
+           "maxStorageBufferBindingSize %llu, maxBufferSize %llu\n   features %s\n",
+           i->name, i->driver_name, i->driver_version_str, i->driver_info,
+           i->timestamps ? "yes" : "no", (unsigned long long)s.a.max_binding,
+           (unsigned long long)s.a.max_buffer, s.a.features);
+    close_worker(&s);
+    return Q4_OK;
+}
+
+q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *err)
+{
+    char buf[8192], path[8400], shown[Q4_ECHO_MAX];
+    q4h_wg_paths p;
+    q4h_wg_paths_get(&p, buf, sizeof buf);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(args[i], '=');
+        size_t len = eq ? (size_t)(eq - args[i]) : 0;
+        bool name_ok = len > 0 && len < 64 && strspn(args[i], "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
+        if (name_ok)
+            snprintf(path, sizeof path, "%s/%.*s.wgsl", p.wgsl, (int)len, args[i]);
+        if (!name_ok || access(path, R_OK) != 0)
+            return q4_fail(err, Q4_ERR_ARG, "--kernel '%s': with --api webgpu, NAME=FILE.wgsl "
+                           "where NAME is a WGSL kernel of %s (docs/webgpu.md)",
+                           q4_echo(args[i], shown, sizeof shown), p.wgsl);
+        if (access(eq + 1, R_OK) != 0)
+            return q4_fail(err, Q4_ERR_ARG, "--kernel '%s': cannot read %s",
+                           q4_echo(args[i], shown, sizeof shown), eq + 1);
+    }
+    return Q4_OK;
+}

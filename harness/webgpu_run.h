@@ -1,0 +1,33 @@
+/* webgpu_run.h: `q4cts run|devices --api webgpu`: the cases judged against the WGSL
+ * kernels that the WebGPU worker runs (docs/webgpu.md).
+ *
+ * Selection, inputs, the reference truth, judging and reports stay here, in C, and
+ * are the Vulkan path's; the worker process only runs kernels. It is watched as the
+ * Vulkan runner watches its child: a worker that dies during a case gives Crash, one
+ * that does not answer in time is killed and gives Timeout, a lost device or out of
+ * memory gives ResourceError; a new worker takes the next case and the run goes on. */
+#ifndef Q4H_WEBGPU_RUN_H
+#define Q4H_WEBGPU_RUN_H
+
+#include "runner.h"
+
+typedef struct q4h_wg_options {
+    const q4h_run_options *run;      /* repeat, strict, repro_flags */
+    const char *const *kernels;      /* --kernel NAME=FILE.wgsl */
+    size_t n_kernels;
+    q4vk_faults faults;              /* the N-th run message (1-based) carries the fault */
+    double exchange_s;               /* the watchdog of one run message and its result */
+} q4h_wg_options;
+
+/* Runs every case; Q4_OK once all have a result (or a stop signal ended the run). No
+ * worker or adapter at the start is an error (exit 2); later failures are verdicts. */
+q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, size_t n,
+                               const q4h_sink *sink, q4_error *err);
+/* --kernel NAME=FILE.wgsl with --api webgpu: NAME one of gpu/wgsl's kernels, FILE
+ * readable; Q4_ERR_ARG naming the argument otherwise. (The worker compiles FILE and a
+ * WGSL error stops the run before the first case, exit 2.) */
+q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *err);
+/* `q4cts devices --api webgpu`: the adapter Dawn finds, its features and limits. */
+q4_status q4h_webgpu_devices(q4_error *err);
+
+#endif

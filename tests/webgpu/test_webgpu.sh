@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test_webgpu.sh: q4cts --api webgpu (docs/webgpu.md): the WGSL kernels through Dawn's
+# Node.js worker on Mesa 25's lavapipe.
+#   usage: test_webgpu.sh Q4CTS SOURCE_DIR WORK_DIR ICD MODE
+# MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
+# MODE "worker":   the worker's failures as verdicts (crash, hang, device loss, out of
+#                  memory: the run goes on), no adapter, --kernel checks, usage errors.
+# Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing (CI
+# installs them: scripts/setup).
+set -uo pipefail
+q4cts=$1 src=$2 work=$3 icd=$4 mode=$5
+. "$src/tests/cli/expect.sh"
+node=${Q4CTS_NODE:-node}
+if ! command -v "$node" >/dev/null 2>&1 || [ ! -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ] ||
+   [ ! -f "$icd" ]; then
+  echo "SKIP: Node.js ($node), gpu/webgpu/node_modules (npm ci) or $icd missing: run scripts/setup"
+  exit 77
+fi
+export VK_DRIVER_FILES=$icd
+# seen PATTERN: a line of the last command's output (out.txt) matches PATTERN.
+seen() {
+  checks=$((checks + 1))
+  grep -qE -- "$1" out.txt || { fail "no line of the output matches '$1'"; sed 's/^/    /' out.txt | tail -20; }
+}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+if [ "$mode" = mustpass ]; then
+  expect 0 'result: PASS' -- "$q4cts" run --api webgpu --strict --caselist "$src/cases/mustpass.txt" \
+    --junit junit.xml --json results.json
+  checks=$((checks + 3))
+  grep -q '<property name="api" value="webgpu"' junit.xml || fail "the JUnit report does not name the API"
+  grep -q '"api": "webgpu"' results.json || fail "the JSON report does not name the API"
+  grep -q '^device: .*(WebGPU), driver Dawn' out.txt || fail "the device line does not name WebGPU and Dawn"
+fi
+
+if [ "$mode" = worker ]; then
+  sel=(--filter 'q4cts.adamw_step.unaligned.*')
+  # Each fault hits the first case; the run goes on with a new worker and the rest pass.
+  expect 1 'Crash +q4cts.adamw_step.unaligned.n1023_t5_w1 ' -- "$q4cts" run --api webgpu "${sel[@]}" --inject-fault crash@1
+  seen 'the WebGPU worker died of signal 11'
+  seen 'verdicts: 4 Pass, 1 Crash'
+  expect 1 'Timeout +q4cts.adamw_step.unaligned.n1023_t5_w1 ' -- "$q4cts" run --api webgpu "${sel[@]}" --inject-fault timeout@1 --timeout 1
+  seen 'ran past the 4 s watchdog; its WebGPU worker was killed'
+  seen 'verdicts: 4 Pass, 1 Timeout'
+  expect 1 'ResourceError +q4cts.adamw_step.unaligned.n1023_t5_w1 ' -- "$q4cts" run --api webgpu "${sel[@]}" --inject-fault lost@1
+  seen 'WebGPU lost: device lost'
+  seen 'verdicts: 4 Pass, 1 ResourceError'
+  expect 1 'ResourceError +q4cts.adamw_step.unaligned.n1_t1_w1 ' -- "$q4cts" run --api webgpu "${sel[@]}" --inject-fault alloc@3
+  seen 'WebGPU oom: injected'
+  # --repeat: the worst run counts, and the fault of the second run is that case's
+  expect 1 'Crash +q4cts.adamw_step.unaligned.n1023_t5_w1 ' -- "$q4cts" run --api webgpu "${sel[@]}" --repeat 2 --inject-fault crash@2
+  # No adapter: a set-up error, exit 2, before any case.
+  expect 2 'the WebGPU worker could not start: Dawn found no WebGPU adapter' -- \
+    env VK_DRIVER_FILES=/nonexistent/icd.json "$q4cts" run --api webgpu "${sel[@]}"
+  expect 2 'the WebGPU worker could not start: .*cannot run /nonexistent/node' -- \
+    env Q4CTS_NODE=/nonexistent/node "$q4cts" run --api webgpu "${sel[@]}"
+  expect 0 'WebGPU adapter' -- "$q4cts" devices --api webgpu
+  seen 'timestamps (yes|no), maxStorageBufferBindingSize [0-9]+'
+  # --kernel: a WGSL kernel by name, a file that compiles.
+  expect 2 "--kernel 'bogus=x.wgsl': with --api webgpu, NAME=FILE.wgsl where NAME is a WGSL kernel" -- \
+    "$q4cts" run --api webgpu --kernel bogus=x.wgsl
+  expect 2 "--kernel 'adamw_step=missing.wgsl': cannot read missing.wgsl" -- \
+    "$q4cts" run --api webgpu --kernel adamw_step=missing.wgsl
+  echo 'fn main( {' >broken.wgsl
+  expect 2 'kernel adamw_step does not compile: line 1' -- \
+    "$q4cts" run --api webgpu "${sel[@]}" --kernel adamw_step=broken.wgsl
+  # Usage: the API's name, and Vulkan's options refused with WebGPU.
+  expect 2 "--api expects vulkan or webgpu, got 'metal'" -- "$q4cts" run --api metal
+  expect 2 '--device is not available with --api webgpu' -- "$q4cts" run --api webgpu --device 0
+  expect 2 '--bounds-check is not available with --api webgpu' -- "$q4cts" run --api webgpu --bounds-check
+  expect 2 'replay is not available with --api webgpu' -- "$q4cts" replay somewhere --api webgpu
+fi
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
