@@ -10,6 +10,7 @@ const f = (v) => ['f', v];
 const buf = (i) => ({ buffer: i });
 const ceil = (a, b) => Math.floor((a + b - 1) / b);
 const n8 = (N) => ceil(N / 4, 2);
+const tiles = (R, C) => ceil(R, 32) * ceil(C, 32);
 
 export const OPS = {
     dequantize: {
@@ -28,6 +29,65 @@ export const OPS = {
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.numel), f(p.lr), f(p.beta1), f(p.beta2), f(p.eps), f(p.wd),
                          f(p.bc1), f(p.bc2)],
+            }],
+        }),
+    },
+    linear_q4gsw: {
+        // buffers x, w4x8, scales, [bias], y; without bias, binding 3 is a zero scratch
+        plan: (p) => ({
+            scratch: p.bias ? [] : [16],
+            dispatches: [{
+                kernel: 'linear_q4gsw', groups: tiles(p.m, p.n),
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
+                           [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0)],
+            }],
+        }),
+    },
+    linear_q4gsw_backward: {
+        plan: (p) => ({
+            dispatches: [{
+                kernel: 'linear_q4gsw_backward', groups: tiles(p.m, p.k),
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
+            }],
+        }),
+    },
+    linear_dW: {
+        plan: (p) => ({
+            dispatches: [{
+                kernel: 'linear_dw', groups: tiles(p.n, p.k),
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)]],
+                params: [u(p.m), u(p.n), u(p.k)],
+            }],
+        }),
+    },
+    fused_ce: {
+        // buffers logits, labels, loss, dlogits; scratch 0: the rows' losses
+        plan: (p) => ({
+            scratch: [4 * p.r],
+            dispatches: [{
+                kernel: 'fused_ce', groups: p.r,
+                bindings: [[0, buf(0)], [1, buf(1)], [3, buf(3)], [4, { scratch: 0 }]],
+                params: [u(p.r), u(p.v), f(p.n_valid)],
+            }, {
+                kernel: 'fused_ce_loss', groups: 1,
+                bindings: [[2, buf(2)], [4, { scratch: 0 }]],
+                params: [u(p.r)],
+            }],
+        }),
+    },
+    q4gsw_requant: {
+        // buffers latent, scales, w4x8, flat
+        plan: (p) => ({
+            dispatches: [{
+                kernel: 'q4gsw_requant_w4x8', groups: ceil((p.k / 4) * n8(p.n), 256),
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)]],
+                params: [u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
+            }, {
+                kernel: 'q4gsw_requant_flat', groups: ceil((p.n * p.k) / 8, 256),
+                bindings: [[0, buf(0)], [1, buf(1)], [3, buf(3)]],
+                params: [u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
             }],
         }),
     },
