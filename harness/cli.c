@@ -28,6 +28,9 @@ static const char usage[] =
     "                       a case got worse (docs/runs.md)\n"
     "  merge SHARD.json...  join the --json reports of a run's shards (--shard I/N) into\n"
     "                       one --json and/or --junit report, in the unsharded order\n"
+    "  report FILE.json...  one self-contained HTML page of a run's --json (and of a perf\n"
+    "                       --json and bench-torch.py's --json): summaries, margin plots,\n"
+    "                       error maps of failing cases (--dumps); docs/reports.md\n"
     "\n"
     "Selection (run, list, perf):\n"
     "  --filter GLOB        cases whose name matches (repeatable); a full case name\n"
@@ -57,6 +60,8 @@ static const char usage[] =
     "                       arrays (inputs, truth, GPU outputs); docs/dumps.md\n"
     "  --dump all|failing   which cases --dump-dir saves (default failing)\n"
     "  --rerun              replay: run the dumped inputs on the device, judge that\n"
+    "  --dumps DIR          report: the run's --dump-dir, for the error maps\n"
+    "  -o, --output FILE    report: the HTML file to write\n"
     "  --bounds-check       probe every kernel's loads: one past its binding's data\n"
     "                       fails the case, naming the binding, index and line\n"
     "  --shader-coverage FILE  record the GLSL lines and branches every kernel ran\n"
@@ -179,6 +184,8 @@ static size_t max_operands(const char *command)
         return 2;
     if (!strcmp(command, "merge"))
         return Q4H_MAX_OPERANDS;
+    if (!strcmp(command, "report"))
+        return 3;   /* a run's, a perf run's and PyTorch's JSON */
     return 0;
 }
 
@@ -212,7 +219,7 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
        OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
-       OPT_FACTOR, OPT_API };
+       OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT };
 
 typedef struct option_def {
     const char *name;
@@ -239,6 +246,8 @@ static const option_def opts[] = {
     { "rerun", 0, OPT_RERUN },
     { "shader-coverage", 1, OPT_SHADER_COVERAGE },
     { "bounds-check", 0, OPT_BOUNDS_CHECK },
+    { "dumps", 1, OPT_DUMPS },
+    { "output", 1, OPT_OUTPUT },
     { "kernel", 1, OPT_KERNEL },
     { "inject-fault", 1, OPT_FAULT },
     { "reps", 1, OPT_REPS },
@@ -286,7 +295,8 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     if (o->has_value && !value[0])
         return q4_fail(err, Q4_ERR_ARG, "--%s expects %s, got an empty string", o->name,
                        o->id == OPT_JUNIT || o->id == OPT_JSON || o->id == OPT_CASELIST ||
-                       o->id == OPT_BASELINE ? "a file name" : o->id == OPT_DUMP ?
+                       o->id == OPT_BASELINE || o->id == OPT_OUTPUT ? "a file name" :
+                       o->id == OPT_DUMP || o->id == OPT_DUMPS ?
                        "a folder name" : "a value");
     switch (o->id) {
     case OPT_FILTER: return push_glob(cli->filters, &cli->n_filters, "--filter", value, err);
@@ -337,6 +347,8 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_RERUN: cli->rerun = 1; break;
     case OPT_SHADER_COVERAGE: cli->shader_coverage = value; break;
     case OPT_BOUNDS_CHECK: cli->bounds_check = 1; break;
+    case OPT_DUMPS: cli->dumps = value; break;
+    case OPT_OUTPUT: cli->output = value; break;
     case OPT_BASELINE: cli->baseline = value; break;
     case OPT_FAULT: return parse_fault(value, &cli->faults, err);
     case OPT_FACTOR: return parse_factor(value, &cli->factor, err);
@@ -357,7 +369,7 @@ static int same_file(const char *a, const char *b)
 q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err)
 {
     static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
-                                            "replay", "compare", "merge" };
+                                            "replay", "compare", "merge", "report" };
     char shown[Q4_ECHO_MAX];
     q4_status st = Q4_OK;
     int only_operands = 0;
@@ -371,6 +383,10 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
             st = positional(cli, a, err);
         } else if (!strcmp(a, "--")) {
             only_operands = 1;
+        } else if (!strcmp(a, "-o")) {    /* the one short option: report's output */
+            if (i + 1 >= argc)
+                return q4_fail(err, Q4_ERR_ARG, "option -o needs a value");
+            st = apply(cli, find_option(a, "output", 6, err), argv[++i], err);
         } else if (a[1] != '-') {
             st = q4_fail(err, Q4_ERR_ARG, "unknown option '%s'; options are long, as in "
                          "--filter", SHOWN(a));
@@ -394,13 +410,13 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return Q4_OK;
     if (!cli->command)
         return q4_fail(err, Q4_ERR_ARG,
-                       "no command given (devices, list, kernels, run, perf, replay, compare, merge)");
+                       "no command given (devices, list, kernels, run, perf, replay, compare, merge, report)");
     size_t c = 0;
     while (c < sizeof commands / sizeof commands[0] && strcmp(cli->command, commands[c]))
         c++;
     if (c == sizeof commands / sizeof commands[0])
         return q4_fail(err, Q4_ERR_ARG,
-                       "unknown command '%s' (devices, list, kernels, run, perf, replay, compare, merge)",
+                       "unknown command '%s' (devices, list, kernels, run, perf, replay, compare, merge, report)",
                        SHOWN(cli->command));
     if (cli->help || cli->version)
         return Q4_OK;
@@ -427,6 +443,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
             return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu "
                            "(docs/webgpu.md)", vk_only);
     }
+    if (!strcmp(cli->command, "report") && (!cli->n_operands || !cli->output))
+        return q4_fail(err, Q4_ERR_ARG, "report needs %s", !cli->n_operands ?
+                       "the --json of a run or of a perf run" : "-o FILE, the HTML file to write");
     if (cli->junit && cli->json && same_file(cli->junit, cli->json))
         return q4_fail(err, Q4_ERR_ARG, "--junit and --json name the same file %s; give each "
                        "report a file of its own", SHOWN(cli->json));

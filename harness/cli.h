@@ -15,10 +15,12 @@
 typedef enum q4h_api { Q4H_API_VULKAN, Q4H_API_WEBGPU } q4h_api;
 
 typedef struct q4h_cli {
-    const char *command;            /* devices, list, kernels, run, perf, replay, compare, merge */
+    const char *command;            /* devices, list, kernels, run, perf, replay, compare, merge,
+                                     * report */
     const char *operand;            /* replay DIR: operands[0] */
     const char *operands[Q4H_MAX_OPERANDS];   /* the arguments after the command */
     size_t n_operands;
+    const char *dumps, *output;     /* report --dumps DIR, -o/--output FILE */
     const char *filters[Q4H_MAX_LIST];
     size_t n_filters;
     const char *excludes[Q4H_MAX_LIST];

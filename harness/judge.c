@@ -138,22 +138,32 @@ static void judge_stat(const q4h_output *o, stat_worst *w)
     stat_consider(w, o, -1, &total);
 }
 
+double q4h_element_margin(const q4h_output *o, int64_t i, double *err)
+{
+    if (!o->got) {
+        int g = o->got_code[i], e = o->code[i];
+        *err = fabs((double)(g - e));
+        /* the other neighbour is at the edge the division's 2.5 ULP allows */
+        return g == e ? 0 : g == o->alt[i] ? 1 : INFINITY;
+    }
+    double e = o->value[i], b = o->bound[i], g = o->got[i];
+    *err = fabs(g - e);
+    if (!isfinite(g))
+        return *err = INFINITY;
+    if (b > 0)
+        return *err / b;
+    return *err == 0 ? 0 : INFINITY;
+}
+
 /* Returns the number of elements over their bound. */
 static int64_t judge_real(const q4h_output *o, worst *w)
 {
     int64_t over = 0;
     for (int64_t i = 0; i < o->count; i++) {
-        double e = o->value[i], b = o->bound[i], g = o->got[i];
-        double err = fabs(g - e), margin;
-        if (!isfinite(g))
-            margin = INFINITY, err = INFINITY;
-        else if (b > 0)
-            margin = err / b;
-        else
-            margin = err == 0 ? 0 : INFINITY;
+        double err, margin = q4h_element_margin(o, i, &err);
         if (margin > 1 || margin != margin)
             over++;
-        consider(w, o, i, margin, err, g, e, b);
+        consider(w, o, i, margin, err, o->got[i], o->value[i], o->bound[i]);
     }
     return over;
 }
@@ -162,22 +172,16 @@ static int64_t judge_real(const q4h_output *o, worst *w)
 static void judge_codes(const q4h_output *o, worst *w, int64_t *over, int64_t *warned)
 {
     for (int64_t i = 0; i < o->count; i++) {
-        int g = o->got_code[i], e = o->code[i];
-        double margin = 0;
-        if (g != e) {
-            if (g == o->alt[i]) {
-                margin = 1; /* at the edge the division's 2.5 ULP allows */
-                (*warned)++;
-            } else {
-                margin = INFINITY;
-                (*over)++;
-            }
-        }
-        consider(w, o, i, margin, fabs((double)(g - e)), g, e, 0.5);
+        double err, margin = q4h_element_margin(o, i, &err);
+        if (margin == 1)
+            (*warned)++;
+        else if (margin > 1)
+            (*over)++;
+        consider(w, o, i, margin, err, o->got_code[i], o->code[i], 0.5);
     }
 }
 
-static void where(const q4h_output *o, int64_t i, char *buf, size_t size)
+void q4h_element_where(const q4h_output *o, int64_t i, char *buf, size_t size)
 {
     if (o->count == 1)
         snprintf(buf, size, "scalar");
@@ -222,7 +226,7 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
     r->index = w.o ? w.index : -1;
     snprintf(r->output, sizeof r->output, "%s", w.o ? w.o->name : "");
     if (w.o)
-        where(w.o, w.index, r->where, sizeof r->where);
+        q4h_element_where(w.o, w.index, r->where, sizeof r->where);
     r->stat_margin = sw.o ? sw.margin : NAN;
 
     if (over > 0 || problem[0]) {

@@ -8,5 +8,12 @@
 /* Sets r->verdict to Pass, QualityWarning or Fail and fills the worst-element fields
  * (worst margin = max err/bound over every judged element; <= 1 passes). */
 void q4h_judge(const q4h_outputs *out, q4_result *r);
+/* The margin of element i of o, as the judge sees it: a real output's |got - value|
+ * / bound (INFINITY for a result that is not finite, or for any error where the bound
+ * is 0); a code output's 0 (exact), 1 (the conformant neighbour, a QualityWarning) or
+ * INFINITY (wrong). *err gets |got - expected|. */
+double q4h_element_margin(const q4h_output *o, int64_t i, double *err);
+/* Element i of o by its coordinates, as results name it: "m=3, n=17", "i=5", "scalar". */
+void q4h_element_where(const q4h_output *o, int64_t i, char *buf, size_t size);
 
 #endif

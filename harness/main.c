@@ -16,6 +16,7 @@
 #include "perf.h"
 #include "q4report.h"
 #include "replay.h"
+#include "report.h"
 #include "runner.h"
 #include "select.h"
 #include "shader_coverage.h"
@@ -372,6 +373,8 @@ static int run_command(q4h_cli *cli)
         return q4h_compare(cli);
     if (!strcmp(cli->command, "merge"))
         return q4h_merge(cli);
+    if (!strcmp(cli->command, "report"))
+        return q4h_report(cli);
     return cmd_run(cli);
 }
 

@@ -20,109 +20,12 @@
 
 #include "case_json.h"
 #include "dump.h"
-#include "files.h"
+#include "dump_load.h"
 #include "judge.h"
-#include "npy.h"
-#include "outputs.h"
 #include "overrides.h"
 #include "q4report.h"
 
 #define EXIT_USAGE 2
-/* More elements than any case has, and few enough that sizes in bytes never overflow. */
-#define MAX_ELEMENTS (INT64_C(1) << 40)
-
-static void shape_text(int ndim, const int64_t *shape, char *buf, size_t size)
-{
-    size_t len = (size_t)snprintf(buf, size, "(");
-    for (int i = 0; i < ndim && len < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%lld", i ? ", " : "",
-                                (long long)shape[i]);
-    if (len < size)
-        snprintf(buf + len, size - len, "%s)", ndim == 1 ? "," : "");
-}
-
-/* Reads DIR/<name>[.part].npy into dst, which holds exactly the array case.json
- * and the op expect: its dtype and shape must match. */
-static q4_status load(const char *dir, const char *name, const char *part, const char *descr,
-                      int ndim, const int64_t *shape, void *dst, q4_error *err)
-{
-    char path[1200], got[96], want[96];
-    size_t size;
-    snprintf(path, sizeof path, "%s/%s%s%s.npy", dir, name, part[0] ? "." : "", part);
-    char *buf = q4h_read_file(path, &size);
-    if (!buf)
-        return q4_fail(err, Q4_ERR_IO, "cannot read %s: %s", path, strerror(errno));
-    q4h_npy a;
-    q4_status st = q4h_npy_parse(buf, size, path, &a, err);
-    bool same = st == Q4_OK && a.ndim == ndim;
-    for (int i = 0; same && i < ndim; i++)
-        same = a.shape[i] == shape[i];
-    if (st == Q4_OK && strcmp(a.descr, descr)) {
-        st = q4_fail(err, Q4_ERR_ARG, "%s holds dtype %s; expected %s", path, a.descr, descr);
-    } else if (st == Q4_OK && !same) {
-        shape_text(a.ndim, a.shape, got, sizeof got);
-        shape_text(ndim, shape, want, sizeof want);
-        st = q4_fail(err, Q4_ERR_ARG, "%s has shape %s; expected %s", path, got, want);
-    } else if (st == Q4_OK) {
-        memcpy(dst, a.data, (size_t)a.count * a.elem);
-    }
-    free(buf);
-    return st;
-}
-
-/* The outputs as dumped: truth, bounds, GPU results and the guard/padding findings. */
-static q4_status load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outputs *out,
-                              q4_error *err)
-{
-    q4_status st = Q4_OK;
-    for (int k = 0; k < m->n_outputs && st == Q4_OK; k++) {
-        const q4h_dump_output *d = &m->outputs[k];
-        /* rows: every dimension but the last (leading dims of an activation too) */
-        int64_t rows = 1, cols = d->ndim ? d->shape[d->ndim - 1] : 1;
-        for (int i = 0; i + 1 < d->ndim && rows <= MAX_ELEMENTS; i++)
-            rows *= d->shape[i] <= MAX_ELEMENTS ? d->shape[i] : MAX_ELEMENTS + 1;
-        if (rows > MAX_ELEMENTS || cols > MAX_ELEMENTS || rows * cols > MAX_ELEMENTS)
-            return q4_fail(err, Q4_ERR_ARG, "%s: output %s has more than 2^40 elements", dir,
-                           d->name);
-        q4h_output *o;
-        if (!d->has_got)
-            return q4_fail(err, Q4_ERR_ARG, "%s holds no GPU result for output %s (the case "
-                           "ended in %s before it was read back); replay --rerun runs it again",
-                           dir, d->name, q4_verdict_name(m->result.verdict));
-        st = d->code ? q4h_code_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err)
-                     : q4h_real_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err);
-        if (st != Q4_OK)
-            break;
-        o->guard_ok = d->guard_ok;
-        o->guard_bad_at = d->guard_bad_at;
-        o->padding_ok = d->padding_ok;
-        o->padding_bad_at = d->padding_bad_at;
-        if (d->code) {
-            st = load(dir, d->name, "code", "|u1", d->ndim, d->shape, o->code, err);
-            if (st == Q4_OK)
-                st = load(dir, d->name, "alt", "|u1", d->ndim, d->shape, o->alt, err);
-            if (st == Q4_OK)
-                st = load(dir, d->name, "got", "|u1", d->ndim, d->shape, o->got_code, err);
-        } else {
-            st = load(dir, d->name, "value", "<f8", d->ndim, d->shape, o->value, err);
-            if (st == Q4_OK)
-                st = load(dir, d->name, "bound", "<f8", d->ndim, d->shape, o->bound, err);
-            if (st == Q4_OK)
-                st = load(dir, d->name, "got", "<f4", d->ndim, d->shape, o->got, err);
-            o->dot_n = d->dot_n;
-            o->dot_factors = d->dot_factors;
-            if (st == Q4_OK && d->env)
-                st = q4h_output_envelope(o, d->env_shared, err);
-            if (st == Q4_OK && d->env)
-                st = load(dir, d->name, "env_alw", "<f4", d->ndim, d->shape, o->env.alw, err);
-            if (st == Q4_OK && d->env)
-                st = load(dir, d->name, "env_sd", "<f4", d->ndim, d->shape, o->env.sd, err);
-            if (st == Q4_OK && d->env_shared)
-                st = load(dir, d->name, "env_shr", "<f4", d->ndim, d->shape, o->env.shr, err);
-        }
-    }
-    return st;
-}
 
 /* The inputs of the case, with every tensor the op uploads read from the dump and
  * the scalar parameters from case.json. */
@@ -136,7 +39,7 @@ static q4_status load_inputs(const char *dir, const q4h_dump_meta *m, const q4h_
         const char *descr = q4h_dump_descr(t[i].dtype);
         int64_t shape[Q4H_NPY_MAX_DIMS];
         int ndim = q4h_dump_shape(c, t[i].shape, t[i].rows, t[i].cols, shape);
-        st = load(dir, t[i].name, "", descr, ndim, shape, (void *)t[i].data, err);
+        st = q4h_dump_load_array(dir, t[i].name, "", descr, ndim, shape, (void *)t[i].data, err);
     }
     if (st == Q4_OK)
         st = q4h_dump_params_apply(m, c, in, err);
@@ -221,7 +124,6 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
                             q4_error *err)
 {
     char path[1100];
-    size_t size = 0;
     q4h_dump_meta *m = calloc(1, sizeof *m);
     q4h_outputs out = { 0 };
     q4_case c;
@@ -230,12 +132,8 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
     q4_status st = m ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
 
     snprintf(path, sizeof path, "%s/case.json", dir);
-    char *text = m ? q4h_read_file(path, &size) : NULL;
-    if (st == Q4_OK && !text)
-        st = q4_fail(err, Q4_ERR_IO, "cannot read %s: %s (replay takes the folder of one "
-                     "case, DIR/<case name> of --dump-dir, or DIR itself)", path, strerror(errno));
     if (st == Q4_OK)
-        st = q4h_case_json_parse(text, size, path, m, err);
+        st = q4h_dump_read_meta(dir, m, err);
     if (st == Q4_OK && q4_case_parse(m->name, m->seed, &c, &why) != Q4_OK)
         st = q4_fail(err, Q4_ERR_ARG, "%s: name: %s", path, why.msg);
     const q4h_op *op = st == Q4_OK ? q4h_op_find(c.op) : NULL;
@@ -253,7 +151,7 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
         } else {
             q4h_result_start(&opt, &c, &r);
             snprintf(r.repro, sizeof r.repro, "q4cts replay %s", dir);
-            st = load_outputs(dir, m, &out, err);
+            st = q4h_dump_load_outputs(dir, m, &out, err);
             if (st == Q4_OK)
                 q4h_judge(&out, &r);
         }
@@ -274,7 +172,6 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
             st = q4_json_add(sinks->json, &r, err);
     }
     q4h_outputs_free(&out);
-    free(text);
     free(m);
     return st;
 }

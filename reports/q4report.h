@@ -157,6 +157,24 @@ void q4_perf_json_set_planned(q4_perf_json *p, size_t planned);
 void q4_perf_json_set_stopped(q4_perf_json *p, const char *why);
 q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
+/* ---- a self-contained HTML page (html_page.c) ----
+ * <!DOCTYPE html> with the title, the style in <style>, the body markup as given, the
+ * data as <script type="application/json" id=data_id> (read it with
+ * JSON.parse(document.getElementById(data_id).textContent)) and the scripts in order,
+ * each in its own <script>: nothing is fetched when the page is viewed. "</script"
+ * and "</style" in the style and scripts are written "<\/...", '<' in the data
+ * \u003c, so nothing ends its element early. PATH is replaced atomically, as the other file sinks do. */
+typedef struct q4_html_page {
+    const char *title;              /* text, escaped here */
+    const char *style;              /* CSS */
+    const char *body;               /* trusted markup (the page's own template) */
+    const char *data_id;
+    const char *data_json;          /* any JSON text */
+    const char *const *scripts;     /* JavaScript sources, in order */
+    size_t n_scripts;
+} q4_html_page;
+q4_status q4_html_page_write(const char *path, const q4_html_page *page, q4_error *err);
+
 /* ---- console (console.c) ----
  * Progress and summary for people. Every function accepts NULL (what q4_console_new
  * returns when out of memory) and then does nothing. */
