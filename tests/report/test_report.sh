@@ -94,6 +94,14 @@ if [ "$mode" = inputs ]; then
   grep -q 'Chart.js v4' page.html || fail "Chart.js is not inlined"
   grep -Eq '<(script|link|img)[^>]* (src|href)=' page.html && fail "the page fetches something"
   grep -q '\\u003c/script>\\u003cscript>alert(1)' page.html || fail "the data's </script> is not escaped"
+  # The page's own files cannot end their elements early either.
+  mkdir -p inl && cp "$src"/reports/html/report.* inl/ && ln -s "$src/reports/html/node_modules" inl/node_modules
+  echo 'var planted = "</script><p>";' >>inl/report.js
+  echo '/* </STYLE> */' >>inl/report.css
+  Q4CTS_REPORT_ASSETS=$PWD/inl expect 0 'report: inl.html' -- "$q4cts" report run.json -o inl.html
+  checks=$((checks + 1))
+  grep -qF 'var planted = "<\/script><p>";' inl.html || fail "a script's </script> is not escaped"
+  grep -qF '/* <\/STYLE> */' inl.html || fail "the style's </STYLE> is not escaped"
   expect 0 'report: p2.html, perf' -- "$q4cts" report "$perf" -o p2.html
   echo "$checks checks, $failures failures"
   [ "$failures" -eq 0 ]
