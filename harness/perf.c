@@ -8,7 +8,11 @@
  * Vulkan context: a case that crashes or hangs becomes an error row, and no case
  * inherits another's allocations. In one process, a case late in the H200 list ran
  * 2.6x slower (p10-p90 spread 64%) than the same case alone, in three fresh
- * processes, or after the list's largest allocations. */
+ * processes, or after the list's largest allocations.
+ *
+ * --kernel NAME=FILE times a module in place of a built-in kernel, loaded and checked
+ * as `run` does (overrides.c, plan.c), so that two versions of a kernel can be
+ * compared in one session on one device. */
 #include "perf.h"
 
 #include <math.h>
@@ -18,6 +22,7 @@
 
 #include "child.h"
 #include "op.h"
+#include "overrides.h"
 #include "perf_baseline.h"
 #include "plan.h"
 #include "q4report.h"
@@ -87,6 +92,7 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
 /* One child's task: the ceilings (c == NULL) or one case; and what it sends back. */
 typedef struct perf_task {
     const q4h_cli *cli;
+    const q4h_run_options *opt;   /* device options and the --kernel overrides */
     const q4_case *c;
     q4vk_ceilings ceil;   /* the case's ceilings, to rate it against */
 } perf_task;
@@ -105,13 +111,16 @@ static void perf_child(void *user, void *out)
     const q4h_cli *cli = task->cli;
     perf_reply *reply = out;
     q4vk_context *ctx = NULL;
-    /* Only the ceilings' child prints the device chosen; faults go to the cases. */
-    q4vk_options vo = { .device = cli->device, .validation = cli->validation != 0,
-                        .timeout_ms = (uint64_t)(cli->timeout_s * 1000),
-                        .log = task->c ? NULL : stdout,
-                        .faults = task->c ? cli->faults : (q4vk_faults){ 0 } };
+    /* Only the ceilings' child prints the device chosen; faults and overrides go to
+     * the cases (the ceilings time built-in kernels of their own). */
+    q4h_run_options opt = *task->opt;
+    opt.vk.log = task->c ? NULL : stdout;
+    if (!task->c) {
+        opt.vk.faults = (q4vk_faults){ 0 };
+        opt.n_overrides = 0;
+    }
     memset(reply, 0, sizeof *reply);
-    reply->st = q4vk_create(&vo, &ctx, &reply->err);
+    reply->st = q4h_open_device(&opt, false, &ctx, &reply->err);
     if (reply->st == Q4_OK) {
         reply->info = *q4vk_info(ctx);
         reply->st = task->c ? time_case(ctx, cli, &task->ceil, task->c, &reply->r, &reply->err)
@@ -140,15 +149,23 @@ int q4h_perf(const q4h_cli *cli)
     size_t n = 0;
     q4_error err = { 0 };
     q4h_baseline *baseline = NULL;
+    q4h_override *overrides = NULL;
     int rc = 0, regressions = 0;
 
     if (sel.n_caselists == 0 && sel.n_filters == 0)
         sel.caselists[sel.n_caselists++] = Q4CTS_CASES_DIR "/perf.txt";
-    if (cli->baseline && q4h_baseline_load(cli->baseline, &baseline, &err) != Q4_OK) {
+    if ((cli->baseline && q4h_baseline_load(cli->baseline, &baseline, &err) != Q4_OK) ||
+        q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4h_baseline_free(baseline);
         return 2;
     }
-    perf_task task = { .cli = cli };
+    const q4h_run_options opt = {
+        .vk = { .device = cli->device, .validation = cli->validation != 0,
+                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
+        .overrides = overrides, .n_overrides = (int)cli->n_kernels,
+    };
+    perf_task task = { .cli = cli, .opt = &opt };
     perf_reply *reply = calloc(1, sizeof *reply);
     q4_status st = reply ? q4h_select(&sel, &cases, &n, &err)
                          : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
@@ -167,11 +184,15 @@ int q4h_perf(const q4h_cli *cli)
         st = reply->st;
         err = reply->err;
     }
+    /* An override no selected case runs on this device would time nothing new. */
+    if (st == Q4_OK)
+        st = q4h_overrides_check_used(&opt, cases, n, &reply->info, &err);
     if (st != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         free(reply);
         free(cases);
         q4h_baseline_free(baseline);
+        q4h_overrides_free(overrides, cli->n_kernels);
         return q4h_stop_signal() ? 128 + q4h_stop_signal() : 2;
     }
     const q4vk_ceilings ceil = task.ceil = reply->ceil;
@@ -179,13 +200,27 @@ int q4h_perf(const q4h_cli *cli)
     printf("ceilings: copy %.1f GB/s, fp32 FMA %.2f TFLOP/s, one dispatch %.1f us (%d reps, "
            "warm-up %d runs and %d ms)\n", ceil.copy_gbs, ceil.fma_tflops, ceil.dispatch_us,
            cli->perf_reps, cli->perf_warmup, cli->perf_warmup_ms);
+    /* Which kernels were replaced, in the report: a timing of someone's module is
+     * not a timing of ours. */
+    char replaced[1024] = "";
+    for (size_t k = 0; k < cli->n_kernels; k++) {
+        size_t len = strlen(replaced);
+        snprintf(replaced + len, sizeof replaced - len, "%s%s=%s", k ? " " : "",
+                 overrides[k].kernel, overrides[k].path);
+    }
+    if (replaced[0]) {
+        char shown[Q4_ECHO_MAX];
+        printf("kernels replaced: %s\n", q4_echo(replaced, shown, sizeof shown));
+    }
     printf("%-58s %10s %10s %9s %9s %7s %s\n", "case", "median ms", "p10-p90 %", "GB/s",
            "TFLOP/s", "% ceil", "bound");
     char driver[sizeof dev.driver_name + sizeof dev.driver_version_str + 2];
     snprintf(driver, sizeof driver, "%s %s", dev.driver_name, dev.driver_version_str);
-    const q4_prop props[] = { { "device", dev.name }, { "driver", driver } };
+    const q4_prop props[] = { { "device", dev.name }, { "driver", driver },
+                              { "kernel_overrides", replaced } };
     q4_perf_json *json = NULL;
-    if (cli->json && q4_perf_json_open(cli->json, props, 2, ceil.copy_gbs, ceil.fma_tflops,
+    if (cli->json && q4_perf_json_open(cli->json, props, replaced[0] ? 3 : 2, ceil.copy_gbs,
+                                       ceil.fma_tflops,
                                        ceil.dispatch_us, &json, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         rc = 2;
@@ -236,5 +271,6 @@ int q4h_perf(const q4h_cli *cli)
     free(reply);
     free(cases);
     q4h_baseline_free(baseline);
+    q4h_overrides_free(overrides, cli->n_kernels);
     return q4h_stop_signal() ? 128 + q4h_stop_signal() : rc;
 }

@@ -72,6 +72,22 @@ if "$q4cts" devices >/dev/null 2>&1; then
   grep -q '^QualityWarning' out.txt || fail "the planted round() is not a QualityWarning"
   expect 1 'QualityWarning' -- "$q4cts" run --filter $req --kernel q4gsw_requant_w4x8=rounding.spv --strict
   expect 0 'Pass' -- "$q4cts" run --filter $req
+  # perf --kernel (issue 14): the module is checked and timed in place of the built-in,
+  # and the report says so.
+  perf() { "$q4cts" perf --filter "$one" --reps 2 --warmup 1 --warmup-ms 0 "$@"; }
+  expect 0 "^kernels replaced: adamw_step=good.spv$" -- perf --kernel adamw_step=good.spv --json perf.json
+  grep -q "^$one .* bandwidth" out.txt || fail "perf --kernel timed no row for $one"
+  grep -q '"kernel_overrides": "adamw_step=good.spv"' perf.json || fail "perf.json does not name the override"
+  # A module over every device's shared-memory limit proves it is the one perf runs:
+  # the validation layer refuses its pipeline, and the case is an error row naming it.
+  sed 's/^void main()$/void adamw_main()/' "$shaders/adamw_step.comp" >big.comp
+  printf 'shared vec4 big[4096];\nvoid main()\n{\n    big[gl_LocalInvocationID.x] = vec4(1.0);\n    barrier();\n    adamw_main();\n    if (pc.n == 0u) p4[0] = big[255u - gl_LocalInvocationID.x];\n}\n' >>big.comp
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o big.spv big.comp || fail "big.comp does not compile"
+  expect 1 "^$one +error: validation layer, pipeline of kernel adamw_step from its override module" -- \
+    perf --kernel adamw_step=big.spv --validation
+  expect 2 'adamw_step=push.spv: .*push-constant block is 36 bytes, expected 32' -- perf --kernel adamw_step=push.spv
+  expect 2 'no selected case runs kernel dequantize on this device' -- perf --kernel dequantize=dequantize.spv
+  grep -q "^$one " out.txt && fail "perf timed a case although the override was refused"
 else
   echo "no Vulkan device: the accepted module is not run"
 fi
