@@ -92,8 +92,9 @@ void stage_b(uint buf)
         if (u < B_UNITS) {
             uint comp = u % 4u, n8l = (u / 4u) % (BK / 8u), k4l = u / (BK / 2u);
             uint nn = 8u * n8l + 2u * comp;
-            bs_store4(buf, nn, k4l, q4_row4(b_w[it], 0u) * b_s[it].x);
-            bs_store4(buf, nn + 1u, k4l, q4_row4(b_w[it], 1u) * b_s[it].y);
+            uint h = b_w[it] >> 16u;
+            bs_store4(buf, nn, k4l, q4_row4_h(b_w[it], h, 0u) * b_s[it].x);
+            bs_store4(buf, nn + 1u, k4l, q4_row4_h(b_w[it], h, 1u) * b_s[it].y);
         }
     }
 }
