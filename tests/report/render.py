@@ -70,7 +70,11 @@ class Driver:
     def __init__(self, chromedriver, chromium, profile):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([chromedriver, f"--port={self.port}"],
+        # The browser is a tool here, not under test: no sanitizer or preloaded driver
+        # library of the ASan stage (scripts/test) reaches it.
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS")}
+        self.proc = subprocess.Popen([chromedriver, f"--port={self.port}"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.session = None
         deadline = time.time() + 30
