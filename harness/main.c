@@ -228,6 +228,18 @@ static void on_result(void *user, const q4_result *r)
         fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
 }
 
+/* --shader-coverage: the figures per kernel go into the reports' last write too. */
+static void report_coverage(run_state *s, const q4h_shcov *shcov)
+{
+    q4_kernel_coverage k[128];
+    q4_error err = { 0 };
+    size_t n = (size_t)q4h_shcov_report(shcov, k, 128);
+    if (s->junit && q4_junit_set_coverage(s->junit, k, n, &err) != Q4_OK && !s->report_error++)
+        fprintf(stderr, "q4cts: the JUnit report could not be written: %s\n", err.msg);
+    if (s->json && q4_json_set_coverage(s->json, k, n, &err) != Q4_OK && !s->report_error++)
+        fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
+}
+
 static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
 {
     size_t len = 0;
@@ -321,6 +333,8 @@ static int cmd_run(const q4h_cli *cli)
     }
     if (st != Q4_OK)
         fail_usage(&err);
+    if (cli->shader_coverage)
+        report_coverage(&s, shcov);
     /* The reports are closed before the summary, so that a report that could not be
      * written (a full disk) turns the result line from PASS into ERROR. */
     if (q4_junit_close(s.junit, &err) != Q4_OK && !s.report_error++)

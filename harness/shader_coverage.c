@@ -139,6 +139,22 @@ int q4h_shcov_kernels(const q4h_shcov *c, q4h_shcov_kernel *out, int max)
     return n;
 }
 
+int q4h_shcov_report(const q4h_shcov *c, q4_kernel_coverage *out, int max)
+{
+    q4h_shcov_kernel k[128];
+    int n = q4h_shcov_kernels(c, k, max < 128 ? max : 128);
+    for (int i = 0; i < n; i++) {
+        const q4spv_cov_figures *f = &k[i].f;
+        out[i] = (q4_kernel_coverage){
+            .kernel = k[i].name, .overridden = k[i].overridden,
+            .lines = f->lines, .lines_hit = f->lines_hit,
+            .branches = f->branches, .branches_hit = f->branches_hit,
+            .blocks = f->blocks, .blocks_hit = f->blocks_hit,
+        };
+    }
+    return n;
+}
+
 q4_status q4h_shcov_write(const q4h_shcov *c, const char *path, q4_error *err)
 {
     q4spv_cov *cov = malloc((size_t)(c->n ? c->n : 1) * sizeof *cov);

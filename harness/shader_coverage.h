@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "q4report.h"
 #include "q4spv_lcov.h"
 #include "runner.h"
 
@@ -27,6 +28,8 @@ q4_status q4h_shcov_create(const q4h_override *ov, int n_ov, bool coverage, bool
 q4vk_probes q4h_shcov_probes(q4h_shcov *c);
 /* The kernels that ran, in table order, into out[0 .. max); returns their number. */
 int q4h_shcov_kernels(const q4h_shcov *c, q4h_shcov_kernel *out, int max);
+/* The same kernels as the reports carry them (names point into c), into out[0 .. max). */
+int q4h_shcov_report(const q4h_shcov *c, q4_kernel_coverage *out, int max);
 /* Writes the lcov tracefile; Q4_ERR_IO naming the path on failure. */
 q4_status q4h_shcov_write(const q4h_shcov *c, const char *path, q4_error *err);
 /* One line per kernel that ran, and a total, to f. */

@@ -24,6 +24,7 @@ struct q4_json {
     int nosync;            /* q4_json_set_fsync(j, 0): skip the per-add fsync */
     char started[32];
     q4rep_buf props;       /* rendered "key": "value" pairs */
+    q4rep_buf coverage;    /* the rendered "shader_coverage" array; empty: null */
     q4rep_buf body;        /* rendered result objects, comma-separated */
     q4rep_buf doc;         /* scratch for the whole document */
     size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
@@ -44,7 +45,12 @@ static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
     q4rep_progress_json(d, &j->progress, final);
     q4rep_buf_puts(d, ",\n  \"properties\": {");
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
-    q4rep_buf_puts(d, j->props.len ? "\n  },\n  \"results\": [" : "},\n  \"results\": [");
+    q4rep_buf_puts(d, j->props.len ? "\n  },\n  \"shader_coverage\": " : "},\n  \"shader_coverage\": ");
+    if (j->coverage.len)
+        q4rep_buf_put(d, j->coverage.data, j->coverage.len);
+    else
+        q4rep_buf_puts(d, "null");
+    q4rep_buf_puts(d, ",\n  \"results\": [");
     q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
     q4rep_buf_puts(d, j->total ? "\n  ],\n" : "],\n");
     q4rep_buf_printf(d, "  \"summary\": {\"total\": %zu, \"ok\": %zu, \"not_ok\": %zu, \"seconds\": ",
@@ -64,6 +70,7 @@ static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
 static void destroy(q4_json *j)
 {
     q4rep_buf_free(&j->props);
+    q4rep_buf_free(&j->coverage);
     q4rep_buf_free(&j->body);
     q4rep_buf_free(&j->doc);
     q4rep_file_close(&j->file);
@@ -129,6 +136,19 @@ void q4_json_set_stopped(q4_json *j, const char *why)
 {
     if (j)
         q4rep_progress_stop(&j->progress, why);
+}
+
+q4_status q4_json_set_coverage(q4_json *j, const q4_kernel_coverage *k, size_t n,
+                               q4_error *err)
+{
+    if (!j || (n && !k))
+        return q4_fail(err, Q4_ERR_ARG, "q4_json_set_coverage needs a report and %zu kernels", n);
+    if (q4rep_coverage_json(&j->coverage, k, n) != 0) {
+        q4rep_buf_reset(&j->coverage);   /* null rather than half an array */
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding shader coverage to JSON "
+                       "report %s", j->file.path);
+    }
+    return Q4_OK;
 }
 
 void q4_json_set_fsync(q4_json *j, int on)

@@ -24,6 +24,7 @@ struct q4_junit {
     char timestamp[32];
     char hostname[256];
     q4rep_buf props;       /* rendered <property/> elements of the harness's props */
+    q4rep_buf coverage;    /* rendered shader_coverage.* properties (set_coverage) */
     q4rep_buf body;        /* rendered <testcase> elements, in add order */
     q4rep_buf doc;         /* scratch for the whole document, reused per write */
     size_t tests, failures, errors, skipped;
@@ -67,6 +68,7 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
     q4rep_xml_attr(d, j->hostname, sizeof j->hostname);
     q4rep_buf_puts(d, "\">\n    <properties>\n");
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
+    q4rep_buf_put(d, j->coverage.data ? j->coverage.data : "", j->coverage.len);
     if (!j->has_strict_prop)
         q4rep_buf_printf(d, "      <property name=\"strict\" value=\"%d\"/>\n", j->strict);
     /* Only the final write of a run that was not stopped says complete: a killed run's
@@ -93,6 +95,7 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
 static void destroy(q4_junit *j)
 {
     q4rep_buf_free(&j->props);
+    q4rep_buf_free(&j->coverage);
     q4rep_buf_free(&j->body);
     q4rep_buf_free(&j->doc);
     q4rep_file_close(&j->file);
@@ -173,6 +176,19 @@ void q4_junit_set_stopped(q4_junit *j, const char *why)
 {
     if (j)
         q4rep_progress_stop(&j->progress, why);
+}
+
+q4_status q4_junit_set_coverage(q4_junit *j, const q4_kernel_coverage *k, size_t n,
+                                q4_error *err)
+{
+    if (!j || (n && !k))
+        return q4_fail(err, Q4_ERR_ARG, "q4_junit_set_coverage needs a report and %zu kernels", n);
+    if (q4rep_coverage_junit(&j->coverage, k, n) != 0) {
+        q4rep_buf_reset(&j->coverage);   /* none rather than half */
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding shader coverage to JUnit "
+                       "report %s", j->file.path);
+    }
+    return Q4_OK;
 }
 
 void q4_junit_set_fsync(q4_junit *j, int on)

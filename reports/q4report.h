@@ -75,6 +75,17 @@ char *q4_result_worst(const q4_result *r, char *buf, size_t n);
 
 typedef struct q4_prop { const char *key; const char *value; } q4_prop;  /* run-wide facts: device, driver, api, seed, version, ... */
 
+/* Addition: the shader coverage of one kernel a run executed (harness --shader-coverage):
+ * the file sinks report it beside the cases (kernel_coverage.c). lines counts distinct
+ * source lines (0 when the code has no line information: blocks only). */
+typedef struct q4_kernel_coverage {
+    const char *kernel;     /* the kernel's name */
+    int overridden;         /* its code came from --kernel */
+    uint32_t lines, lines_hit;
+    uint32_t branches, branches_hit;   /* edges: two per conditional branch */
+    uint32_t blocks, blocks_hit;
+} q4_kernel_coverage;
+
 /* ---- JUnit XML (junit.c) ----
  * One <testsuites> holding one <testsuite name=suite_name> with <properties> (the
  * props, plus "strict" unless a prop has that key) and one <testcase> per add:
@@ -101,6 +112,11 @@ void q4_junit_set_planned(q4_junit *j, size_t planned);
  * property "complete" false and "stopped" with why. Without it, only close's document
  * says complete true; every earlier one (what a killed run leaves) says false. */
 void q4_junit_set_stopped(q4_junit *j, const char *why);
+/* Addition: the run's shader coverage (replacing any earlier call's): one property per
+ * kernel, named "shader_coverage.<kernel>" (".<kernel>.override" for --kernel code),
+ * valued "lines H/T, branches H/T, blocks H/T". In every later write. */
+q4_status q4_junit_set_coverage(q4_junit *j, const q4_kernel_coverage *k, size_t n,
+                                q4_error *err);
 q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err);
 q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
@@ -109,6 +125,8 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *            "started": "<local time>", "planned": n or null, "complete": bool,
  *            "stopped": "<why the run ended early>" or null,
  *            "properties": {key: value, ...},
+ *            "shader_coverage": null (not measured) or [ {kernel, override, lines,
+ *                 lines_hit, branches, branches_hit, blocks, blocks_hit}, ... ],
  *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
  *                          elements, message, repro}, ... ],
@@ -126,6 +144,9 @@ void q4_json_set_fsync(q4_json *j, int on);
 /* Additions: "planned" and "complete"/"stopped", as for JUnit. */
 void q4_json_set_planned(q4_json *j, size_t planned);
 void q4_json_set_stopped(q4_json *j, const char *why);
+/* Addition: "shader_coverage", as q4_junit_set_coverage. */
+q4_status q4_json_set_coverage(q4_json *j, const q4_kernel_coverage *k, size_t n,
+                               q4_error *err);
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err);
 q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 

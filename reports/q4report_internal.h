@@ -76,6 +76,12 @@ int q4rep_progress_complete(const q4rep_progress *p, int final);
 /* `"planned": n|null, "complete": bool, "stopped": "why"|null` */
 void q4rep_progress_json(q4rep_buf *b, const q4rep_progress *p, int final);
 
+/* ---- kernel_coverage.c: per-kernel shader coverage in the file sinks ----
+ * JUnit: one <property/> line per kernel; JSON: the value of "shader_coverage" (an
+ * array). Both replace b's contents; 0, or -1 out of memory (b->failed). */
+int q4rep_coverage_junit(q4rep_buf *b, const q4_kernel_coverage *k, size_t n);
+int q4rep_coverage_json(q4rep_buf *b, const q4_kernel_coverage *k, size_t n);
+
 /* ---- verdict.c: how each sink counts a verdict ---- */
 typedef enum q4rep_class {
     Q4REP_PASSED,    /* Pass; QualityWarning unless strict */

@@ -207,6 +207,58 @@ START_TEST(empty_odd_and_hostile)
 }
 END_TEST
 
+/* "shader_coverage": null until set_coverage, then one object per kernel with every
+ * figure as a number; an empty set is an empty array (measured, nothing ran). */
+START_TEST(shader_coverage_array)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "cov.json");
+    q4_json *j = NULL;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_json_open(path, NULL, 0, &j, &err), Q4_OK);
+    jc_value *doc = tu_json_load(path);
+    ck_assert(is_null(root(doc), "shader_coverage"));
+    jc_free(doc);
+    q4_kernel_coverage k[2] = {
+        {.kernel = "linear_q4gsw_gemv", .lines = 91, .lines_hit = 90, .branches = 74,
+         .branches_hit = 73, .blocks = 120, .blocks_hit = 118},
+        {.kernel = "my \"kernel\"", .overridden = 1, .blocks = 9, .blocks_hit = 3},
+    };
+    ck_assert_int_eq(q4_json_set_coverage(j, k, 0, &err), Q4_OK);
+    doc = tu_json_load(path);   /* not written until the next add or close */
+    ck_assert(is_null(root(doc), "shader_coverage"));
+    jc_free(doc);
+    q4_result r;
+    tu_result(&r, Q4_PASS, 0);
+    ck_assert_int_eq(q4_json_add(j, &r, &err), Q4_OK);
+    doc = tu_json_load(path);
+    const jc_value *cov = jc_get(root(doc), "shader_coverage");
+    ck_assert_int_eq(cov->type, JC_ARR);
+    ck_assert_uint_eq(cov->n, 0);
+    jc_free(doc);
+    ck_assert_int_eq(q4_json_set_coverage(j, k, 2, &err), Q4_OK);
+    ck_assert_int_eq(q4_json_close(j, &err), Q4_OK);
+    doc = tu_json_load(path);
+    cov = jc_get(root(doc), "shader_coverage");
+    ck_assert_uint_eq(cov->n, 2);
+    const jc_value *a = jc_at(cov, 0), *b = jc_at(cov, 1);
+    ck_assert_str_eq(tu_json_str(a, "kernel"), "linear_q4gsw_gemv");
+    ck_assert_int_eq(boolean(a, "override"), 0);
+    ck_assert(tu_json_num(a, "lines") == 91 && tu_json_num(a, "lines_hit") == 90);
+    ck_assert(tu_json_num(a, "branches") == 74 && tu_json_num(a, "branches_hit") == 73);
+    ck_assert(tu_json_num(a, "blocks") == 120 && tu_json_num(a, "blocks_hit") == 118);
+    ck_assert_str_eq(tu_json_str(b, "kernel"), "my \"kernel\"");
+    ck_assert_int_eq(boolean(b, "override"), 1);
+    ck_assert(tu_json_num(b, "lines") == 0 && tu_json_num(b, "blocks_hit") == 3);
+    jc_free(doc);
+    ck_assert_int_eq(q4_json_set_coverage(NULL, k, 1, &err), Q4_ERR_ARG);
+    unlink(path);
+    free(path);
+    tu_rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(bad_path_and_arguments)
 {
     q4_json *j = (q4_json *)&j;
@@ -229,6 +281,7 @@ int main(void)
     tcase_add_test(tc, layout_and_values);
     tcase_add_test(tc, strict_is_recorded);
     tcase_add_test(tc, empty_odd_and_hostile);
+    tcase_add_test(tc, shader_coverage_array);
     tcase_add_test(tc, bad_path_and_arguments);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -162,6 +162,43 @@ START_TEST(names_props_and_times)
 }
 END_TEST
 
+/* --shader-coverage: a property per kernel, in every write after set_coverage; the
+ * document still validates; a second call replaces the first. */
+START_TEST(shader_coverage_properties)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "cov.xml");
+    q4_junit *j = NULL;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_junit_open(path, "q4cts", props, NPROPS, &j, &err), Q4_OK);
+    ck_assert_int_eq(tu_xpath_long(path, "count(//property[starts-with(@name, 'shader_coverage.')])"), 0);
+    q4_kernel_coverage k[2] = {
+        {.kernel = "linear_q4gsw_gemv", .lines = 91, .lines_hit = 90, .branches = 74,
+         .branches_hit = 73, .blocks = 120, .blocks_hit = 118},
+        {.kernel = "dequantize<&>", .overridden = 1, .blocks = 9, .blocks_hit = 3},
+    };
+    ck_assert_int_eq(q4_junit_set_coverage(j, k, 1, &err), Q4_OK);
+    ck_assert_int_eq(q4_junit_set_coverage(j, k, 2, &err), Q4_OK);   /* replaces */
+    q4_result r;
+    tu_result(&r, Q4_PASS, 0);
+    ck_assert_int_eq(q4_junit_add(j, &r, &err), Q4_OK);
+    ck_assert(tu_xml_valid(path));
+    assert_attr(path, "string(//property[@name='shader_coverage.linear_q4gsw_gemv']/@value)",
+                "lines 90/91, branches 73/74, blocks 118/120");
+    assert_attr(path, "string(//property[@name='shader_coverage.dequantize<&>.override']/@value)",
+                "lines 0/0, branches 0/0, blocks 3/9");
+    ck_assert_int_eq(tu_xpath_long(path, "count(//property[starts-with(@name, 'shader_coverage.')])"), 2);
+    ck_assert_int_eq(q4_junit_close(j, &err), Q4_OK);
+    ck_assert(tu_xml_valid(path));
+    ck_assert_int_eq(tu_xpath_long(path, "count(//property[starts-with(@name, 'shader_coverage.')])"), 2);
+    ck_assert_int_eq(q4_junit_set_coverage(NULL, k, 1, &err), Q4_ERR_ARG);
+    unlink(path);
+    free(path);
+    tu_rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(odd_results_still_validate)
 {
     char *dir = tu_tmpdir();
@@ -354,6 +391,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, every_verdict_validates_and_counts_match);
     tcase_add_test(tc, strict_turns_quality_warning_into_failure);
     tcase_add_test(tc, names_props_and_times);
+    tcase_add_test(tc, shader_coverage_properties);
     tcase_add_test(tc, odd_results_still_validate);
     tcase_add_test(tc, hostile_strings_round_trip);
     tcase_add_test(tc, bad_path_and_arguments);

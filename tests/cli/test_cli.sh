@@ -132,6 +132,19 @@ else
   checks=$((checks + 1))
   grep -q "\"planned\": $n, \"complete\": true" r.json || fail "r.json does not say planned $n, complete"
   grep -q '<property name="complete" value="true"/>' j.xml || fail "j.xml does not say complete"
+  # --shader-coverage: each kernel's figures go into the JUnit properties and the JSON
+  # too, the same as the lcov file's (and the JUnit still validates).
+  expect 0 'adamw_step +[0-9.]+% of +[0-9]+ lines' -- env LP_NUM_THREADS=1 "$q4cts" run --filter "$one" \
+    --shader-coverage cov.info --junit cov.xml --json cov.json
+  checks=$((checks + 1))
+  xmllint --noout --schema "$src/reports/junit-10.xsd" cov.xml 2>/dev/null || fail "cov.xml does not validate"
+  read -r hit lines < <(awk '/^SF:/ { own = $0 ~ /adamw_step.comp$/ }
+    own && /^DA:/ { n++; split(substr($0, 4), d, ","); if (d[2] > 0) h++ } END { print h + 0, n + 0 }' cov.info)
+  [ "$lines" -gt 0 ] && [ "$hit" -gt 0 ] || fail "cov.info has no line of adamw_step.comp that ran"
+  grep -qE "<property name=\"shader_coverage.adamw_step\" value=\"lines $hit/$lines, branches [0-9]+/[0-9]+, blocks [0-9]+/[0-9]+\"/>" cov.xml \
+    || fail "cov.xml has no shader_coverage.adamw_step property of $hit/$lines lines"
+  grep -qE "\{\"kernel\": \"adamw_step\", \"override\": false, \"lines\": $lines, \"lines_hit\": $hit, " cov.json \
+    || fail "cov.json has no shader_coverage entry for adamw_step with $hit/$lines lines"
   # A report path is never replaced by a file when it is not one: a link to a device is
   # written through (here a full one: the run is an ERROR, exit 2, never "result: PASS").
   ln -s /dev/full full.json
