@@ -65,6 +65,9 @@ typedef struct q4vk_faults {
     int64_t timeout_at;           /* the Nth submit is treated as never finishing; 0 = off */
     int64_t crash_at;             /* the Nth submit kills the process with SIGSEGV, as a
                                      crashing driver would; 0 = off */
+    int64_t crash_at_destroy;     /* destroying a context that made at least N submits
+                                     kills the process with SIGSEGV, as a driver crashing
+                                     in vkDestroyDevice would; 0 = off */
 } q4vk_faults;
 
 /* ---------------- test-only lowered limits ----------------

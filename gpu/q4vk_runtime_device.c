@@ -6,6 +6,7 @@
  * q4vk_runtime_errors.c. Order of things: instance creation; per-device info;
  * selection; q4vk_create / q4vk_destroy. */
 #include <ctype.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -682,6 +683,8 @@ void q4vk_destroy(q4vk_context *ctx)
 
     if (!ctx)
         return;
+    if (ctx->faults.crash_at_destroy && ctx->n_submits >= ctx->faults.crash_at_destroy)
+        raise(SIGSEGV);   /* fault hook: the worker must report a crash at teardown */
     /* A hung submission may still use every object: after a short grace, leak the
      * device rather than destroy objects it is using. A lost device needs no wait
      * (vkDeviceWaitIdle could hang on it). */

@@ -55,8 +55,9 @@ static const char usage[] =
     "  --timeout SEC        per-submission GPU watchdog (default 60)\n"
     "  --inject-fault KIND@N  make the N-th (1 <= N <= 2147483647) GPU allocation fail\n"
     "                       (alloc), submission lose the device (lost) or time out\n"
-    "                       (timeout), or case crash its worker (crash): tests the\n"
-    "                       harness's handling of each\n"
+    "                       (timeout), or case crash its worker (crash), or the\n"
+    "                       worker crash releasing a device after N submissions\n"
+    "                       (teardown): tests the harness's handling of each\n"
     "  --dump-dir DIR       save each failing case as DIR/<case>/: case.json and .npy\n"
     "                       arrays (inputs, truth, GPU outputs); docs/dumps.md\n"
     "  --dump all|failing   which cases --dump-dir saves (default failing)\n"
@@ -114,19 +115,20 @@ static q4_status parse_uint(const char *flag, const char *s, uint64_t max, uint6
 
 static q4_status parse_fault(const char *s, q4vk_faults *f, q4_error *err)
 {
-    static const char *const kinds[] = { "alloc", "lost", "timeout", "crash" };
-    int64_t *slots[] = { &f->fail_alloc_at, &f->device_lost_at, &f->timeout_at, &f->crash_at };
+    static const char *const kinds[] = { "alloc", "lost", "timeout", "crash", "teardown" };
+    int64_t *slots[] = { &f->fail_alloc_at, &f->device_lost_at, &f->timeout_at, &f->crash_at,
+                         &f->crash_at_destroy };
     const char *at = strchr(s, '@');
     uint64_t n = 0;
     char shown[Q4_ECHO_MAX];
-    for (int k = 0; at && k < 4; k++)
+    for (int k = 0; at && k < 5; k++)
         if ((size_t)(at - s) == strlen(kinds[k]) && !strncmp(s, kinds[k], (size_t)(at - s)) &&
             parse_uint("--inject-fault", at + 1, INT32_MAX, &n, NULL) == Q4_OK && n >= 1) {
             *slots[k] = (int64_t)n;
             return Q4_OK;
         }
     return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects KIND@N with KIND alloc, lost, "
-                   "timeout or crash and 1 <= N <= %d, got '%s'", INT32_MAX, SHOWN(s));
+                   "timeout, crash or teardown and 1 <= N <= %d, got '%s'", INT32_MAX, SHOWN(s));
 }
 
 /* I/N with 1 <= I <= N <= Q4H_MAX_SHARDS, each part a plain whole number (no sign, no

@@ -98,6 +98,7 @@ typedef struct run_state {
     q4_junit *junit;
     q4_json *json;
     int report_error;
+    char problem[400];         /* a worker that ended badly outside any case */
     char props_buf[13][300];
     q4_prop props[13];
     size_t n_props;
@@ -240,6 +241,14 @@ static void report_coverage(run_state *s, const q4h_shcov *shcov)
         fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
 }
 
+static void on_problem(void *user, const char *why)
+{
+    run_state *s = user;
+    fprintf(stderr, "q4cts: %s\n", why);
+    if (!s->problem[0])
+        snprintf(s->problem, sizeof s->problem, "%s", why);
+}
+
 static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
 {
     size_t len = 0;
@@ -302,7 +311,8 @@ static int cmd_run(const q4h_cli *cli)
         opt.vk.probes = q4h_shcov_probes(shcov);
     s.planned = n;
     s.console = q4_console_new(stdout, n, cli->strict);
-    q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result };
+    q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result,
+                      .problem = on_problem };
     q4_status st;
     if (n == 0) {
         /* A shard beyond the selection's size: a CI matrix wider than the list. It
@@ -331,6 +341,12 @@ static int cmd_run(const q4h_cli *cli)
         q4_json_set_stopped(s.json, q4h_stop_reason());
         q4_console_set_outcome(s.console, "INCOMPLETE", q4h_stop_reason());
     }
+    if (s.problem[0] && !stopped) {
+        /* Every case has its verdict, but the run did not end cleanly: say so. */
+        q4_junit_set_stopped(s.junit, s.problem);
+        q4_json_set_stopped(s.json, s.problem);
+        q4_console_set_outcome(s.console, "ERROR", s.problem);
+    }
     if (st != Q4_OK)
         fail_usage(&err);
     if (cli->shader_coverage)
@@ -348,7 +364,7 @@ static int cmd_run(const q4h_cli *cli)
         fprintf(stderr, "q4cts: %s\n", err.msg);
     if (st == Q4_OK) {
         q4_console_summary(s.console);
-        rc = q4_console_not_ok(s.console) ? 1 : 0;
+        rc = q4_console_not_ok(s.console) || s.problem[0] ? 1 : 0;
         if (cli->shader_coverage)
             q4h_shcov_print(shcov, stdout);
     }

@@ -189,6 +189,8 @@ int q4h_perf(const q4h_cli *cli)
         st = q4h_overrides_check_used(&opt, cases, n, &reply->info, &err);
     if (st != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
+        if (q4h_stop_signal())   /* stopped while measuring the ceilings */
+            printf("result: INCOMPLETE (%s), 0 of %zu cases timed\n", q4h_stop_reason(), n);
         free(reply);
         free(cases);
         q4h_baseline_free(baseline);
@@ -227,6 +229,7 @@ int q4h_perf(const q4h_cli *cli)
         n = 0;   /* no report, no run: the user asked for one */
     }
     q4_perf_json_set_planned(json, n);
+    size_t timed = 0, errors = 0;
     for (size_t i = 0; i < n && !q4h_stop_signal(); i++) {
         task.c = &cases[i];
         run_task(&task, reply);
@@ -239,7 +242,9 @@ int q4h_perf(const q4h_cli *cli)
             snprintf(r.error, sizeof r.error, "%.190s", reply->err.msg);
             printf("%-58s error: %s\n", r.name, r.error);
             rc = rc ? rc : 1;
+            errors++;
         } else {
+            timed++;
             printf("%-58s %10.4f %10.1f %9.1f %9.3f %7.1f %s", r.name, r.median_ms,
                    100.0 * (r.p90_ms - r.p10_ms) / r.median_ms, r.gbs, r.tflops, r.pct,
                    r.bound_by);
@@ -256,10 +261,8 @@ int q4h_perf(const q4h_cli *cli)
             rc = 2;
         }
     }
-    if (q4h_stop_signal()) {
+    if (q4h_stop_signal())
         q4_perf_json_set_stopped(json, q4h_stop_reason());
-        printf("stopped: %s; the cases after it were not timed\n", q4h_stop_reason());
-    }
     if (q4_perf_json_close(json, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);
         rc = 2;
@@ -268,6 +271,12 @@ int q4h_perf(const q4h_cli *cli)
         printf("%d case(s) more than 10%% slower than %s\n", regressions, cli->baseline);
         rc = rc ? rc : 1;
     }
+    /* The summary line, as `run` ends: INCOMPLETE when a signal stopped it. */
+    if (q4h_stop_signal())
+        printf("result: INCOMPLETE (%s), %zu of %zu cases timed\n", q4h_stop_reason(), timed, n);
+    else
+        printf("result: %s, %zu of %zu cases timed, %zu errors, %d regressions\n",
+               rc == 2 ? "ERROR" : rc ? "FAIL" : "PASS", timed, n, errors, regressions);
     free(reply);
     free(cases);
     q4h_baseline_free(baseline);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "case_json.h"
+#include "child.h"
 #include "dump.h"
 #include "dump_load.h"
 #include "judge.h"
@@ -67,33 +68,82 @@ static void print_outputs(const q4h_outputs *out, const q4h_dump_meta *m)
     }
 }
 
+/* --rerun runs the case in a worker child (child.c), as `run` does: a kernel or
+ * driver that crashes or hangs becomes the case's Crash or Timeout, not replay's end. */
+typedef struct rerun_task {
+    const q4h_cli *cli;
+    const q4h_dump_meta *m;
+    const q4h_run_options *opt;
+    const q4_case *c;
+    const q4_inputs *in;
+} rerun_task;
+
+typedef struct rerun_reply {
+    q4_status st;
+    q4_error err;
+    q4_result r;
+} rerun_reply;
+
+static void rerun_child(void *user, void *out)
+{
+    const rerun_task *t = user;
+    rerun_reply *reply = out;
+    q4vk_context *ctx = NULL;
+    memset(reply, 0, sizeof *reply);
+    reply->st = q4h_open_device(t->opt, false, &ctx, &reply->err);
+    if (reply->st == Q4_OK) {
+        const q4vk_device_info *info = q4vk_info(ctx);
+        printf("device: %s (%s), driver %s %s\n", info->name, info->type, info->driver_name,
+               info->driver_info);
+        if (t->m->n_kernels && !t->cli->n_kernels)
+            printf("note: the dump was made with --kernel %s=%s; this rerun runs the built-in "
+                   "kernels (give --kernel to run that one)\n", t->m->kernels[0][0],
+                   t->m->kernels[0][1]);
+        reply->st = q4h_run_case_on(t->opt, &ctx, t->c, t->in, &reply->r);
+    }
+    if (ctx)
+        q4vk_destroy(ctx);
+}
+
 /* --rerun: the dumped inputs through `q4cts run`'s path on this machine's device. */
 static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta *m,
                        const q4h_op *op, const q4_case *c, q4_result *r, q4_error *err)
 {
     q4_inputs in = { 0 };
     q4h_override *overrides = NULL;
-    q4vk_context *ctx = NULL;
     q4_status st = load_inputs(dir, m, op, c, &in, err);
     if (st == Q4_OK)
         st = q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, err);
     q4h_run_options opt = {
         .vk = { .device = cli->device, .validation = cli->validation != 0,
-                .timeout_ms = (uint64_t)(cli->timeout_s * 1000) },
+                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .dump_all = cli->dump_all != 0, .overrides = overrides,
         .n_overrides = (int)cli->n_kernels,
     };
-    if (st == Q4_OK)
-        st = q4h_open_device(&opt, false, &ctx, err);
+    rerun_task task = { .cli = cli, .m = m, .opt = &opt, .c = c, .in = &in };
+    rerun_reply *reply = st == Q4_OK ? malloc(sizeof *reply) : NULL;
+    if (st == Q4_OK && !reply)
+        st = q4_fail(err, Q4_ERR_NOMEM, "out of memory");
     if (st == Q4_OK) {
-        const q4vk_device_info *info = q4vk_info(ctx);
-        printf("device: %s (%s), driver %s %s\n", info->name, info->type, info->driver_name,
-               info->driver_info);
-        if (m->n_kernels && !cli->n_kernels)
-            printf("note: the dump was made with --kernel %s=%s; this rerun runs the built-in "
-                   "kernels (give --kernel to run that one)\n", m->kernels[0][0], m->kernels[0][1]);
-        st = q4h_run_case_on(&opt, &ctx, c, &in, r);
+        /* As `run`'s watchdog for one case: four GPU timeouts and a minute for the host. */
+        const double limit = (4.0 * cli->timeout_s + 60.0) * cli->repeat;
+        q4_error lost = { 0 };
+        const double began = q4h_now_s();
+        if (q4h_in_child(rerun_child, &task, reply, sizeof *reply, limit, &lost) != Q4_OK) {
+            q4h_result_start(&opt, c, &reply->r);
+            reply->r.verdict = lost.status == Q4_ERR_TIMEOUT ? Q4_TIMEOUT : Q4_CRASH;
+            reply->r.seconds = q4h_now_s() - began;
+            snprintf(reply->r.message, sizeof reply->r.message, "%.400s during the case",
+                     lost.msg);
+            reply->st = Q4_OK;
+        }
+        *r = reply->r;
+        st = reply->st;
+        if (st != Q4_OK)
+            *err = reply->err;
+    }
+    if (reply && reply->r.name[0]) {
         /* The dumped inputs, not the generator's: the replay is the reproduction. */
         size_t len = (size_t)snprintf(r->repro, sizeof r->repro, "q4cts replay %s --rerun", dir);
         for (size_t i = 0; i < cli->n_kernels && len < sizeof r->repro; i++)
@@ -105,8 +155,7 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
         if (st != Q4_OK) /* the inputs or parameters broke the contract: a user error */
             q4_fail(err, st, "%s: the dumped inputs cannot run: %s", dir, why);
     }
-    if (ctx)
-        q4vk_destroy(ctx);
+    free(reply);
     q4h_overrides_free(overrides, cli->n_kernels);
     q4_inputs_free(&in);
     return st;

@@ -83,6 +83,16 @@ static int read_msg(int fd, msg *m)
     return 1;
 }
 
+/* "died of signal 11 (Segmentation fault)" or "exited with status 3". */
+static void how_it_ended(int status, char *buf, size_t size)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, size, "died of signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, size, "exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 static void lost_case(const q4h_run_options *opt, const q4_case *c, q4_verdict v,
                       const char *why, double seconds, const q4h_sink *sink)
 {
@@ -148,19 +158,26 @@ q4_status q4h_run_cases(const q4h_run_options *opt, const q4_case *cases, size_t
                 int status = 0;
                 waitpid(pid, &status, 0);
                 pid = 0;
+                char how[120], why[400];
+                how_it_ended(status, how, sizeof how);
                 if (current >= 0) {
-                    char why[160];
-                    if (WIFSIGNALED(status))
-                        snprintf(why, sizeof why, "the worker died of signal %d (%s) during "
-                                 "the case", WTERMSIG(status), strsignal(WTERMSIG(status)));
-                    else
-                        snprintf(why, sizeof why, "the worker exited with status %d during "
-                                 "the case", WEXITSTATUS(status));
+                    snprintf(why, sizeof why, "the worker %s during the case", how);
                     lost_case(opt, &cases[current], Q4_CRASH, why, q4h_now_s() - began, sink);
                     start = (size_t)current + 1;
                 } else if (!have_device) {
                     st = q4_fail(err, Q4_ERR_DEVICE, "the worker process ended before it "
                                  "opened a device");
+                } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                    /* Every case it ran has its result, but a crash at teardown (a driver
+                     * failing in vkDestroyDevice) or between cases is a defect too. */
+                    if (start >= n)
+                        snprintf(why, sizeof why, "the worker %s after the last case, releasing "
+                                 "the device", how);
+                    else
+                        snprintf(why, sizeof why, "the worker %s between cases, before %s", how,
+                                 cases[start].name);
+                    if (sink->problem)
+                        sink->problem(sink->user, why);
                 }
                 break;
             }

@@ -40,6 +40,9 @@ typedef struct q4h_sink {
     q4_status (*device)(void *user, const q4vk_device_info *info, q4_error *err);
     void (*begin)(void *user, const q4_case *c);
     void (*result)(void *user, const q4_result *r);
+    /* A worker that ended badly outside any case (between cases, or releasing the
+     * device after the last): why, as one sentence. Every case still has its result. */
+    void (*problem)(void *user, const char *why);
 } q4h_sink;
 
 /* Runs every case; Q4_OK once all have a result. A device that cannot be opened

@@ -108,7 +108,8 @@ void q4_junit_set_strict(q4_junit *j, int strict);
 void q4_junit_set_fsync(q4_junit *j, int on);
 /* Addition: the number of cases the run means to add: the "planned" property. */
 void q4_junit_set_planned(q4_junit *j, size_t planned);
-/* Addition: the run ended early (why: "interrupted by SIGINT"): close writes the
+/* Addition: the run ended early or not cleanly (why: "interrupted by SIGINT", "the
+ * worker died of signal 11 ... after the last case"): close writes the
  * property "complete" false and "stopped" with why. Without it, only close's document
  * says complete true; every earlier one (what a killed run leaves) says false. */
 void q4_junit_set_stopped(q4_junit *j, const char *why);

@@ -168,6 +168,15 @@ else
   # A worker that dies of a signal is a Crash for its case; a fresh worker runs the next.
   expect 1 'signal 11' -- "$q4cts" run --filter "$one" --filter 'q4cts.adamw_step.wd_off.*' --inject-fault crash@1
   grep -q 'Pass' out.txt || fail "no case passed after the worker crashed"
+  # A worker that crashes releasing the device after its last case: every case keeps its
+  # verdict, but the run is an ERROR (exit 1) and its reports say it did not end cleanly.
+  expect 1 'result: ERROR \(the worker died of signal 11 .* after the last case, releasing the device\)' -- \
+    "$q4cts" run --filter "$one" --inject-fault teardown@1 --junit td.xml --json td.json
+  checks=$((checks + 1))
+  grep -q '^Pass ' out.txt || fail "the cases before a teardown crash lost their verdicts"
+  grep -q '"complete": false, "stopped": "the worker died of signal 11' td.json || fail "td.json does not say the worker crashed"
+  grep -q '<property name="stopped" value="the worker died of signal 11' td.xml || fail "td.xml does not say the worker crashed"
+  xmllint --noout --schema "$src/reports/junit-10.xsd" td.xml 2>/dev/null || fail "td.xml does not validate"
   # A run killed midway leaves a valid JUnit file holding the finished cases.
   checks=$((checks + 1))
   "$q4cts" run --junit killed.xml --filter 'q4cts.*' >/dev/null 2>&1 &

@@ -84,6 +84,15 @@ assert c['outputs'][0]['raw'] == {'file': 'w4x8.raw.npy', 'dtype': '<u4', 'shape
 expect 0 'total +5 +0 ' -- "$q4cts" replay all --json multi.json
 py "p = json.load(open('multi.json'))['q4cts']['results']
 assert sorted(x['name'] for x in p) == sorted('$linear $requant $ce $adamw $lead'.split()), p"
+# --rerun runs each case in a worker child, as `run` does: a kernel that crashes it
+# is that case's Crash, and the replay goes on to the next case and its reports.
+expect 1 'total +0 +0 +0 +0 +5 ' -- "$q4cts" replay all --rerun --inject-fault crash@1 --json crashed.json
+checks=$((checks + 1))
+grep -q 'message: the worker died of signal 11 (Segmentation fault) during the case' out.txt || fail "a crashing rerun is not a Crash naming the signal"
+py "p = json.load(open('crashed.json'))['q4cts']
+assert [x['verdict'] for x in p['results']] == ['Crash'] * 5, p['results']
+assert all(x['repro'].endswith('--rerun') for x in p['results']), p['results']
+assert p['complete'], p"
 
 # ---- a failing case: dumped by default, judged again, rerun on the built-in kernel ----
 checks=$((checks + 1))

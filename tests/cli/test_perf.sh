@@ -19,6 +19,7 @@ grep -q '^ceilings: copy [0-9.]* GB/s, fp32 FMA [0-9.]* TFLOP/s, one dispatch [0
 n=$(grep -cv '^#' "$src/cases/perf-smoke.txt")
 [ "$(grep -c '"median_ms": ' perf.json)" -eq "$n" ] || fail "perf.json does not time all $n cases"
 grep -q '"error"' perf.json && fail "a perf case reported an error"
+grep -q "^result: PASS, $n of $n cases timed, 0 errors, 0 regressions" out.txt || fail "no PASS summary line"
 # The docs' table script reads this JSON: one table row per case.
 if command -v python3 >/dev/null; then
     rows=$(python3 "$src/scripts/perf-join.py" perf.json | grep -c '^| q4cts\.')
@@ -44,6 +45,20 @@ rc=$?
 "$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 2 --warmup-ms 0 --inject-fault lost@2 >lost.txt 2>&1
 [ $? -eq 1 ] && [ "$(grep -c 'error: .*VK_ERROR_DEVICE_LOST' lost.txt)" -eq "$n" ] ||
     fail "a lost device is not an error row for each case"
+# SIGINT and SIGTERM stop perf as they stop run: exit 128 + the signal, a report that
+# says why, and the summary line INCOMPLETE.
+for sig in INT TERM; do
+    rm -f sig.json
+    "$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --warmup-ms 20 --json sig.json >sig.txt 2>&1 &
+    pid=$!
+    for _ in $(seq 1 600); do grep -q '"median_ms"' sig.json 2>/dev/null && break; sleep 0.1; done
+    kill -$sig $pid; wait $pid; rc=$?
+    want=$([ $sig = INT ] && echo 130 || echo 143)
+    [ $rc -eq "$want" ] || fail "perf stopped by SIG$sig exited $rc, expected $want"
+    grep -q "^result: INCOMPLETE (interrupted by SIG$sig), [0-9]* of $n cases timed" sig.txt ||
+        fail "perf stopped by SIG$sig prints no INCOMPLETE summary: $(tail -2 sig.txt)"
+    grep -q "\"stopped\": \"interrupted by SIG$sig\"" sig.json || fail "SIG$sig: sig.json does not say it was stopped"
+done
 "$q4cts" perf --warmup-ms 1.5 >err.txt 2>&1
 [ $? -eq 2 ] && grep -q -- '--warmup-ms' err.txt || fail "a malformed --warmup-ms is not a usage error naming it"
 echo "$failures failed"
