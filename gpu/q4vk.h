@@ -100,7 +100,8 @@ q4_status q4vk_test_limits_parse(const char *text, const char *what, q4vk_test_l
  * bit-identical; dispatches get slower. */
 typedef struct q4vk_probes {
     bool coverage;                /* record the blocks and branch edges each kernel runs */
-    bool bounds;                  /* check every load from a binding against its data */
+    bool bounds;                  /* check every load, store and atomic on a binding
+                                     against its data */
     /* After each dispatch of a probed pipeline: its kernel's name, whether the code
      * is an override, the probe map and the slots the dispatch left (map->n_slots
      * words). May be NULL. */
@@ -149,9 +150,9 @@ q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out,
 void q4vk_buffer_destroy(q4vk_context *ctx, q4vk_buffer *buf);
 size_t q4vk_buffer_size(const q4vk_buffer *buf);
 /* The bytes of real data at the start of buf (the rest is guard words or padding):
- * bounds probes report a load past them. Default: the whole buffer. */
+ * bounds probes report an access past them. Default: the whole buffer. */
 void q4vk_buffer_set_data_bytes(q4vk_buffer *buf, size_t bytes);
-/* The first out-of-bounds load the bounds probes saw since the last call, as one
+/* The first out-of-bounds access the bounds probes saw since the last call, as one
  * sentence naming the kernel, the binding, the first offending index and the
  * source line: true with msg filled (and the record cleared), or false. */
 bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size);

@@ -6,7 +6,7 @@
  * dispatch of a q4vk_run gets a region of it, initialised on the host with the
  * bytes of real data each of its bindings holds (q4vk_buffer_set_data_bytes), and
  * read back on the host once the submission has finished: the coverage slots go to
- * the caller's hook, the first out-of-bounds load becomes a sentence that
+ * the caller's hook, the first out-of-bounds access becomes a sentence that
  * q4vk_take_oob hands out. */
 #include <stdlib.h>
 #include <string.h>
@@ -166,7 +166,7 @@ void q4vk_probes_descriptor(const q4vk_context *ctx, const q4vk_dispatch *d, uin
     };
 }
 
-/* The sentence for load site `site` of dispatch d that read `offset`. */
+/* The sentence for access site `site` of dispatch d that touched `offset`. */
 static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_t *slots,
                         int site, uint32_t offset)
 {
@@ -178,11 +178,14 @@ static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_
         const char *file = map->files[s->at.file], *slash = strrchr(file, '/');
         snprintf(where, sizeof where, " at %s:%u", slash ? slash + 1 : file, s->at.line);
     }
+    static const char *const verb[] = { "read", "wrote", "accessed" };
+    static const char *const what[] = { "load", "store", "atomic" };
+    unsigned a = s->access <= Q4SPV_ATOMIC ? (unsigned)s->access : Q4SPV_ATOMIC;
     snprintf(ctx->oob, sizeof ctx->oob,
-             "kernel %s%s read past the data of binding %u: a %u-byte load at byte offset %u "
+             "kernel %s%s %s past the data of binding %u: a %u-byte %s at byte offset %u "
              "(index %u of %u-byte elements)%s, where the binding holds %u bytes of data",
-             d->pipe->name, d->pipe->overridden ? " (override)" : "", s->binding, s->bytes,
-             offset, offset / s->bytes, s->bytes, where, limit);
+             d->pipe->name, d->pipe->overridden ? " (override)" : "", verb[a], s->binding,
+             s->bytes, what[a], offset, offset / s->bytes, s->bytes, where, limit);
 }
 
 void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const uint64_t *at)

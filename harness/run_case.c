@@ -76,13 +76,13 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
     q4vk_timing t = { -1 };
     q4_status st = q4h_gpu_run(*ctx, op, c, in, out, &t, &err);
     char oob[Q4_MSG_MAX];
-    bool read_out = q4vk_take_oob(*ctx, oob, sizeof oob); /* --bounds-check */
+    bool outside = q4vk_take_oob(*ctx, oob, sizeof oob); /* --bounds-check */
     r->gpu_ms = t.gpu_ms;
     if (st == Q4_OK) {
         q4h_judge(out, r);
-        if (read_out) { /* whatever the values: a read past the data is a defect */
+        if (outside) { /* whatever the values: an access past the data is a defect */
             r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "out-of-bounds read: %.480s", oob);
+            snprintf(r->message, sizeof r->message, "out-of-bounds access: %.480s", oob);
         }
         return true;
     }

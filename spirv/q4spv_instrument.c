@@ -4,7 +4,7 @@
  * the probe buffer's decorations appended, the global section gets the pass's types,
  * constants and variable, and every function is copied block by block with probes
  * inserted (block entry after its OpPhi/OpVariable/OpLine head; branch edge before
- * the merge instruction; bounds check before each OpLoad). The functions are written
+ * the merge instruction; bounds check before each load, store and atomic). The functions are written
  * into a buffer of their own first, because the constants they need are only known
  * once they are written, and constants must come before any function. */
 #include "q4spv_instrument.h"
@@ -225,14 +225,53 @@ typedef struct term {
 
 #define MAX_TERMS 16
 
-/* If the load at k reads a set-0 storage buffer through access chains this pass
- * understands, emits its check into b and records the site; else counts it unchecked. */
-static void check_load(pass *p, words *b, size_t k, q4spv_pos at)
+/* The memory access instruction k makes: its pointer, the type of the value it
+ * moves, and its kind. False for any other instruction. */
+static bool access_of(const q4spv_module *m, size_t k, uint32_t *ptr, uint32_t *type,
+                      q4spv_access *access)
+{
+    const q4spv_inst *value;
+    switch (m->insts[k].opcode) {
+    case SpvOpLoad:
+        *access = Q4SPV_LOAD;
+        break;
+    case SpvOpStore:
+        *access = Q4SPV_STORE;
+        *ptr = q4spv_word(m, k, 1);
+        value = q4spv_def(m, q4spv_word(m, k, 2));
+        *type = value ? value->type_id : 0;
+        return true;
+    case SpvOpAtomicStore:
+        *access = Q4SPV_ATOMIC;
+        *ptr = q4spv_word(m, k, 1);
+        value = q4spv_def(m, q4spv_word(m, k, 4));
+        *type = value ? value->type_id : 0;
+        return true;
+    case SpvOpAtomicLoad: case SpvOpAtomicExchange: case SpvOpAtomicCompareExchange:
+    case SpvOpAtomicCompareExchangeWeak: case SpvOpAtomicIIncrement:
+    case SpvOpAtomicIDecrement: case SpvOpAtomicIAdd: case SpvOpAtomicISub:
+    case SpvOpAtomicSMin: case SpvOpAtomicUMin: case SpvOpAtomicSMax: case SpvOpAtomicUMax:
+    case SpvOpAtomicAnd: case SpvOpAtomicOr: case SpvOpAtomicXor: case SpvOpAtomicFAddEXT:
+    case SpvOpAtomicFMinEXT: case SpvOpAtomicFMaxEXT:
+        *access = Q4SPV_ATOMIC;
+        break;
+    default:
+        return false;
+    }
+    *ptr = q4spv_word(m, k, 3);
+    *type = q4spv_word(m, k, 1);
+    return true;
+}
+
+/* If `ptr` of the access at k points into a set-0 storage buffer through access
+ * chains this pass understands, emits its check into b and records the site; else
+ * counts it unchecked. `type` is the type of the value moved. */
+static void check_access(pass *p, words *b, uint32_t ptr, uint32_t type, q4spv_access access,
+                         q4spv_pos at)
 {
     const q4spv_module *m = p->m;
     uint32_t idx[MAX_TERMS * 2];
     int n_idx = 0;
-    uint32_t ptr = q4spv_word(m, k, 3);
     const q4spv_inst *d = q4spv_def(m, ptr);
 
     /* Root variable and the full index list, outermost chain first. */
@@ -306,7 +345,7 @@ static void check_load(pass *p, words *b, size_t k, q4spv_pos at)
             goto unchecked;
         terms[n_terms++] = (term){ idx[i], stride };
     }
-    uint32_t bytes = type_bytes(m, q4spv_word(m, k, 1), 0);
+    uint32_t bytes = type_bytes(m, type, 0);
     if (!bytes || binding >= Q4SPV_MAX_BINDINGS)
         goto unchecked;
 
@@ -330,7 +369,7 @@ static void check_load(pass *p, words *b, size_t k, q4spv_pos at)
     GROW(map->sites, n, p->cap_sites, p->nomem);
     if (p->nomem)
         return;
-    map->sites[map->n_sites++] = (q4spv_site){ binding, bytes, at };
+    map->sites[map->n_sites++] = (q4spv_site){ binding, bytes, access, at };
     inst(b, SpvOpFunctionCall, 7, p->t_void, new_id(p), p->fn_check,
          konst(p, map->site_base + site), konst(p, map->limit_base + binding), end, off);
     return;
@@ -422,8 +461,11 @@ static void emit_block(pass *p, words *b, size_t k0, size_t k1, bool first_block
                 add_pos(p, blk, at);
         } else if (op == SpvOpNoLine) {
             at = (q4spv_pos){ 0, 0 };
-        } else if (op == SpvOpLoad && p->opt->bounds) {
-            check_load(p, b, k, at);
+        } else if (p->opt->bounds) {
+            uint32_t ptr, type;
+            q4spv_access access;
+            if (access_of(m, k, &ptr, &type, &access))
+                check_access(p, b, ptr, type, access, at);
         }
         copy_inst(b, m, k);
     }

@@ -1,6 +1,7 @@
 /* q4spv_instrument.h: the probe pass: rewrites a compute module so that it records
  * which of its basic blocks and branch edges ran (shader coverage), and the smallest
- * out-of-bounds byte offset each storage-buffer load site read (bounds checks).
+ * out-of-bounds byte offset each storage-buffer access site (load, store, atomic)
+ * touched (bounds checks).
  *
  * The probes write into one extra storage buffer, binding 0 of descriptor set
  * `set` (a set the module does not use), a flat array of uint32 "slots":
@@ -13,7 +14,7 @@
  *                                          data binding b of set 0 holds from its
  *                                          offset (0xFFFFFFFF: do not check)
  *   [site_base, site_base+n_sites)         the smallest byte offset past its binding's
- *                                          limit that load site i read (atomic min);
+ *                                          limit that access site i touched (atomic min);
  *                                          0xFFFFFFFF = none
  *
  * q4spv_probe_init fills a fresh buffer. The rest of the module is unchanged: no
@@ -34,7 +35,7 @@
 typedef struct q4spv_options {
     uint32_t set;             /* descriptor set of the probe buffer */
     bool coverage;            /* block and branch probes */
-    bool bounds;              /* bounds checks of loads from set 0's storage buffers */
+    bool bounds;              /* bounds checks of accesses to set 0's storage buffers */
 } q4spv_options;
 
 /* A source position; file indexes q4spv_map.files. line 0 = none known. */
@@ -52,9 +53,14 @@ typedef struct q4spv_branch {
     q4spv_pos at;             /* the last line before the branch (line 0: none) */
 } q4spv_branch;
 
+typedef enum q4spv_access {
+    Q4SPV_LOAD, Q4SPV_STORE, Q4SPV_ATOMIC
+} q4spv_access;
+
 typedef struct q4spv_site {
     uint32_t binding;         /* of set 0 */
-    uint32_t bytes;           /* bytes one load reads (16 for a vec4) */
+    uint32_t bytes;           /* bytes one access touches (16 for a vec4) */
+    q4spv_access access;
     q4spv_pos at;
 } q4spv_site;
 
@@ -64,7 +70,7 @@ typedef struct q4spv_map {
     uint32_t branch_base, n_branches;
     uint32_t limit_base;
     uint32_t site_base, n_sites;
-    uint32_t unchecked;       /* set-0 storage-buffer loads the pass could not check */
+    uint32_t unchecked;       /* set-0 storage-buffer accesses the pass could not check */
     char **files;             /* OpString names of the files OpLine refers to */
     uint32_t n_files;
     q4spv_pos *pos;
@@ -85,8 +91,8 @@ void q4spv_map_free(q4spv_map *map);
 void q4spv_probe_init(const q4spv_map *map, const uint32_t limits[Q4SPV_MAX_BINDINGS],
                       uint32_t *slots);
 
-/* The first out-of-bounds load recorded in slots: the site index with the smallest
- * offending offset relative to its limit... -1 if none; *offset gets its byte offset. */
+/* The first out-of-bounds access recorded in slots: the lowest site index with a
+ * record, -1 if none; *offset gets the smallest byte offset that site touched. */
 int q4spv_probe_first_oob(const q4spv_map *map, const uint32_t *slots, uint32_t *offset);
 
 #endif

@@ -1,7 +1,8 @@
 /* test_gpu_probes.c: the probes on a device (q4vk_options.probes, spirv/ pass).
- * - A kernel that reads one vec4 past its input (test_oob_read, shift 1) is reported
- *   by q4vk_take_oob, naming the binding, the first offending index and the line;
- *   the same kernel in bounds (shift 0), and adamw_step, are not.
+ * - A kernel that reads one vec4 past its input (test_oob_read, shift 1), or writes
+ *   one past its output (test_oob_write), is reported by q4vk_take_oob, naming the
+ *   binding, the first offending index and the line; the same kernels in bounds
+ *   (shift 0), and adamw_step, are not.
  * - adamw_step gives bit-identical results with and without probes, and coverage
  *   sees the tail block run only when numel is not a multiple of 4. */
 #include <check.h>
@@ -45,20 +46,22 @@ static const q4vk_kernel *test_kernel(const char *name)
     return NULL;
 }
 
-/* Runs test_oob_read over n vec4s with `shift`; returns whether an OOB was taken. */
-static bool oob_run(uint32_t n, uint32_t shift, char *msg, size_t size)
+/* Runs `kernel` (test_oob_read: dst[i] = src[i + shift]; test_oob_write: dst[i + shift]
+ * = src[i]) over n vec4s; returns whether an out-of-bounds access was taken. */
+static bool oob_run(const char *kernel, uint32_t n, uint32_t shift, char *msg, size_t size)
 {
+    bool write = !strcmp(kernel, "test_oob_write");
     float *src = calloc(4 * n, sizeof *src);
     for (uint32_t i = 0; i < 4 * n; i++)
         src[i] = (float)i;
     q4vk_buffer *in = dev_buf(probed, src, 16 * (size_t)n);
-    q4vk_buffer *out = dev_buf(probed, NULL, 16 * (size_t)n);
+    q4vk_buffer *out = dev_buf(probed, NULL, 16 * (size_t)(n + 1));   /* + guard vec4 */
     /* The guard words after the data are in the binding (range 0 = to the end), as
      * after a tensor in the harness: only the data size tells them apart. */
     q4vk_buffer_set_data_bytes(in, 16 * (size_t)n);
     q4vk_buffer_set_data_bytes(out, 16 * (size_t)n);
     q4vk_pipeline *p;
-    CK_OK(q4vk_pipeline_get(probed, test_kernel("test_oob_read"), NULL, &p, &err_));
+    CK_OK(q4vk_pipeline_get(probed, test_kernel(kernel), NULL, &p, &err_));
     uint32_t push[2] = { n, shift };
     q4vk_dispatch d = { .pipe = p, .push = push, .groups = { (n + 63) / 64, 1, 1 } };
     d.bind[0] = (q4vk_binding){ in, 0, 0 };
@@ -68,7 +71,7 @@ static bool oob_run(uint32_t n, uint32_t shift, char *msg, size_t size)
     CK_OK(q4vk_download(probed, out, 0, got, 16 * (size_t)n, &err_));
     /* Every in-bounds element arrived (the probes change nothing else). */
     for (uint32_t i = 0; i + shift < n; i++)
-        ck_assert_float_eq(got[4 * i], (float)(4 * (i + shift)));
+        ck_assert_float_eq(got[4 * (write ? i + shift : i)], (float)(4 * (write ? i : i + shift)));
     bool oob = q4vk_take_oob(probed, msg, size);
     q4vk_buffer_destroy(probed, in);
     q4vk_buffer_destroy(probed, out);
@@ -80,7 +83,7 @@ static bool oob_run(uint32_t n, uint32_t shift, char *msg, size_t size)
 START_TEST(oob_read_is_reported)
 {
     char msg[Q4_MSG_MAX];
-    ck_assert(oob_run(100, 1, msg, sizeof msg));
+    ck_assert(oob_run("test_oob_read", 100, 1, msg, sizeof msg));
     ck_assert_msg(strstr(msg, "kernel test_oob_read read past the data of binding 0"), "%s",
                   msg);
     ck_assert_msg(strstr(msg, "byte offset 1600 (index 100 of 16-byte elements)"), "%s", msg);
@@ -91,11 +94,28 @@ START_TEST(oob_read_is_reported)
 }
 END_TEST
 
+/* A store one vec4 past dst's data (into the guard vec4 the binding still covers) is
+ * named as a store, with its binding, first offending index and line. */
+START_TEST(oob_write_is_reported)
+{
+    char msg[Q4_MSG_MAX];
+    ck_assert(oob_run("test_oob_write", 100, 1, msg, sizeof msg));
+    ck_assert_msg(strstr(msg, "kernel test_oob_write wrote past the data of binding 1: "
+                              "a 16-byte store"), "%s", msg);
+    ck_assert_msg(strstr(msg, "byte offset 1600 (index 100 of 16-byte elements)"), "%s", msg);
+    ck_assert_msg(strstr(msg, "at test_oob_write.comp:17"), "%s", msg);
+    ck_assert_msg(strstr(msg, "holds 1600 bytes"), "%s", msg);
+    ck_assert(!q4vk_take_oob(probed, msg, sizeof msg));
+}
+END_TEST
+
 START_TEST(in_bounds_read_is_not_reported)
 {
     char msg[Q4_MSG_MAX] = "";
-    ck_assert_msg(!oob_run(100, 0, msg, sizeof msg), "%s", msg);
-    ck_assert_msg(!oob_run(1, 0, msg, sizeof msg), "%s", msg);
+    ck_assert_msg(!oob_run("test_oob_read", 100, 0, msg, sizeof msg), "%s", msg);
+    ck_assert_msg(!oob_run("test_oob_read", 1, 0, msg, sizeof msg), "%s", msg);
+    ck_assert_msg(!oob_run("test_oob_write", 100, 0, msg, sizeof msg), "%s", msg);
+    ck_assert_msg(!oob_run("test_oob_write", 1, 0, msg, sizeof msg), "%s", msg);
 }
 END_TEST
 
@@ -169,6 +189,7 @@ int main(void)
     }
     Suite *s = suite_create("probes");
     ADD(s, oob_read_is_reported);
+    ADD(s, oob_write_is_reported);
     ADD(s, in_bounds_read_is_not_reported);
     ADD(s, bit_identical_and_tail_coverage);
     SRunner *sr = srunner_create(s);

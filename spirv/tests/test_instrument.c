@@ -70,11 +70,14 @@ START_TEST(builtin_kernels)
             with_lines += map->blocks[b].n_pos > 0;
         ck_assert_msg(with_lines * 2 > map->n_blocks, "%s: %u of %u blocks have lines",
                       k[i].name, with_lines, map->n_blocks);
-        /* Every load from a binding is understood: none is left unchecked. */
-        ck_assert_msg(map->unchecked == 0, "%s: %u loads unchecked", k[i].name, map->unchecked);
-        /* ceiling_fma reads no buffer (it only writes its sums) */
-        ck_assert_msg(map->n_sites > 0 || !strcmp(k[i].name, "ceiling_fma"), "%s: no sites",
-                      k[i].name);
+        /* Every access to a binding is understood: none is left unchecked; every
+         * kernel stores its results into one. */
+        ck_assert_msg(map->unchecked == 0, "%s: %u accesses unchecked", k[i].name,
+                      map->unchecked);
+        uint32_t stores = 0;
+        for (uint32_t s = 0; s < map->n_sites; s++)
+            stores += map->sites[s].access == Q4SPV_STORE;
+        ck_assert_msg(stores > 0, "%s: no store site", k[i].name);
         for (uint32_t s = 0; s < map->n_sites; s++) {
             ck_assert_uint_lt(map->sites[s].binding, k[i].n_bindings);
             ck_assert_uint_gt(map->sites[s].at.line, 0);
@@ -86,8 +89,9 @@ START_TEST(builtin_kernels)
 }
 END_TEST
 
-/* probe.comp's loads, in program order: a[i].y (binding 0, line 19), s[i].y.x
- * (binding 2, line 19), n (binding 2, line 22), b[j] (binding 1, line 23). */
+/* probe.comp's accesses, in program order: loads a[i].y (binding 0, line 19) and
+ * s[i].y.x (binding 2, line 19), the store b[i] (binding 1, line 19), loads n
+ * (binding 2, line 22) and b[j] (binding 1, line 23), the store b[i] (line 24). */
 static void check_probe(const char *file, uint32_t version)
 {
     size_t n, n_out;
@@ -99,13 +103,17 @@ static void check_probe(const char *file, uint32_t version)
     ck_assert_msg(q4spv_validate(out, n_out, file, &err) == Q4_OK, "%s", err.msg);
     ck_assert_uint_eq(out[1], version);
     ck_assert_uint_gt(out[3], w[3]);
-    static const uint32_t binding[4] = { 0, 2, 2, 1 }, line[4] = { 19, 19, 22, 23 };
-    ck_assert_uint_eq(map->n_sites, 4);
+    static const uint32_t binding[6] = { 0, 2, 1, 2, 1, 1 },
+                          line[6] = { 19, 19, 19, 22, 23, 24 };
+    static const q4spv_access access[6] = { Q4SPV_LOAD, Q4SPV_LOAD, Q4SPV_STORE,
+                                            Q4SPV_LOAD, Q4SPV_LOAD, Q4SPV_STORE };
+    ck_assert_uint_eq(map->n_sites, 6);
     ck_assert_uint_eq(map->unchecked, 0);
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 6; s++) {
         ck_assert_uint_eq(map->sites[s].binding, binding[s]);
         ck_assert_uint_eq(map->sites[s].bytes, 4);
         ck_assert_uint_eq(map->sites[s].at.line, line[s]);
+        ck_assert_int_eq(map->sites[s].access, access[s]);
     }
     ck_assert_uint_eq(map->n_branches, 2); /* the if and the loop's condition */
     for (uint32_t l = 17; l <= 24; l++) /* line 20 is "} else {" */
@@ -141,7 +149,7 @@ START_TEST(coverage_or_bounds_alone)
     ck_assert_int_eq(q4spv_validate(out, n_out, "bounds only", &err), Q4_OK);
     ck_assert_uint_eq(map->n_blocks, 0);
     ck_assert_uint_eq(map->n_branches, 0);
-    ck_assert_uint_eq(map->n_sites, 4);
+    ck_assert_uint_eq(map->n_sites, 6);
     ck_assert_uint_eq(map->limit_base, 0);
     free(out);
     q4spv_map_free(map);
