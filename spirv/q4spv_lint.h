@@ -3,8 +3,11 @@
  * SPIR-V Instructions"), so that a kernel passing on one driver cannot hide a result
  * another driver may legally change. Checks (docs/kernels.md gives the reasons):
  *  - relaxed:  arithmetic decorated RelaxedPrecision (GLSL mediump), or on 16-bit
- *              floats, whose value reaches a store to a buffer or image: a driver may
- *              evaluate it in fp16 (lavapipe ignores the decoration, others do not).
+ *              floats, whose value reaches a store to a buffer or image, or decides a
+ *              branch, switch or loop exit whose ways differ in such a store or in
+ *              what they leave in locals and merged values that reach one (implicit
+ *              flow): a driver may evaluate it in fp16 (lavapipe ignores the
+ *              decoration, others do not).
  *  - round:    GLSL.std.450 Round: the direction of a .5 tie is the driver's choice;
  *              SPEC §2 requires roundEven.
  *  - fmod:     OpFMod / OpFRem on floats: no precision of their own (inherited from

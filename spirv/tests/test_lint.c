@@ -1,5 +1,6 @@
 /* test_lint.c: q4spv_lint flags each planted portability bug of spirv/tests/shaders/
- * (a mediump accumulator, round(), a float mod(), fma's error term) and nothing in
+ * (a mediump accumulator, a mediump comparison deciding a store, a mediump loop
+ * bound, round(), a float mod(), fma's error term) and nothing in
  * clean code; and every built-in kernel of gpu/ validates, reflects to the interface
  * its table row states, and is clean. */
 #include <check.h>
@@ -37,12 +38,33 @@ START_TEST(mediump_accumulator_is_flagged)
     char text[2048];
     lint_file("lint_mediump", &r);
     q4spv_lint_text(&r, text, sizeof text);
-    /* One finding: the accumulator's sum reaches y; the mediump t only steers a branch. */
-    ck_assert_msg(r.total == 1, "%d findings: %s", r.total, text);
+    /* Two findings: the accumulator's sum reaches y, and the mediump t decides whether
+     * y[0] is stored. */
+    ck_assert_msg(r.total == 2, "%d findings: %s", r.total, text);
     ck_assert_str_eq(r.f[0].check, "relaxed");
     ck_assert_msg(strstr(r.f[0].msg, "RelaxedPrecision (mediump) value") && strstr(r.f[0].msg, "'acc' (OpVariable") &&
                   strstr(r.f[0].msg, "reaches the store to 'Out' at set 0 binding 1") &&
                   strstr(r.f[0].msg, "fp16"), "%s", r.f[0].msg);
+    ck_assert_str_eq(r.f[1].check, "relaxed");
+    ck_assert_msg(strstr(r.f[1].msg, "RelaxedPrecision (mediump) value") && strstr(r.f[1].msg, "'t' (OpVariable") &&
+                  strstr(r.f[1].msg, "decides the branch on") && strstr(r.f[1].msg, "(OpFOrdGreaterThan") &&
+                  strstr(r.f[1].msg, "which guards a store to 'Out' at set 0 binding 1"), "%s", r.f[1].msg);
+}
+END_TEST
+
+/* A mediump loop bound reaches the stored sum through the loop (implicit flow); a
+ * mediump branch that only sets an unused local is not a finding. */
+START_TEST(mediump_loop_bound_is_flagged)
+{
+    q4spv_lint_report r;
+    char text[2048];
+    lint_file("lint_branch", &r);
+    q4spv_lint_text(&r, text, sizeof text);
+    ck_assert_msg(r.total == 1, "%d findings: %s", r.total, text);
+    ck_assert_str_eq(r.f[0].check, "relaxed");
+    ck_assert_msg(strstr(r.f[0].msg, "'limit'") &&
+                  strstr(r.f[0].msg, "reaches the store to 'Out' at set 0 binding 1"), "%s",
+                  r.f[0].msg);
 }
 END_TEST
 
@@ -127,6 +149,7 @@ int main(void)
     Suite *s = suite_create("spirv.lint");
     TCase *tc = tcase_create("lint");
     tcase_add_test(tc, mediump_accumulator_is_flagged);
+    tcase_add_test(tc, mediump_loop_bound_is_flagged);
     tcase_add_test(tc, round_is_flagged);
     tcase_add_test(tc, fmod_and_fma_error_term_are_flagged);
     tcase_add_test(tc, clean_code_is_clean);

@@ -1,6 +1,6 @@
-// lint_mediump.comp: a planted mediump accumulator whose sum is stored to a buffer
-// (q4spv_lint's "relaxed" check must flag it), and a mediump value that only steers
-// control flow (not flagged: no relaxed value is stored).
+// lint_mediump.comp: a planted mediump accumulator whose sum is stored to a buffer,
+// and a mediump value that decides whether a store happens (q4spv_lint's "relaxed"
+// check must flag both: fp16 may change the sum, or which way the branch goes).
 #version 450
 layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) readonly buffer In { float x[]; };
