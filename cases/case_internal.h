@@ -48,6 +48,21 @@ typedef struct q4c_family {
     const char *values;           /* the value class its inputs always use (NULL: the name's) */
 } q4c_family;
 
+/* The shape families of the quantized linear ops (forward, backward), listing order. */
+#define Q4C_FAMILIES_LINEAR_Q4                                                   \
+    {"tile_aligned", Q4C_R_M_ALIGNED | Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL}, \
+    {"grouped", Q4C_R_GROUPED, NULL},                                            \
+    {"odd_n4", Q4C_R_N_ODD4, NULL},                                              \
+    {"partial_m", Q4C_R_M_PARTIAL, NULL},                                        \
+    {"odd_n4_partial_m", Q4C_R_N_ODD4 | Q4C_R_M_PARTIAL, NULL},                  \
+    {"grouped_odd_n4", Q4C_R_GROUPED | Q4C_R_N_ODD4, NULL},                      \
+    {"leading_dims", Q4C_R_LEAD, NULL}
+/* The families every op's list ends with (any shape; a small device's limits; a
+ * random draw), and the end of the list. */
+#define Q4C_FAMILIES_ANY_SHAPE                                                  \
+    {"custom", 0, NULL}, {"small_device", Q4C_R_LIMITS, NULL}, {"random", 0, NULL}, \
+    {NULL, 0, NULL}
+
 /* The rules of family f for c: Q4_OK, or Q4_ERR_ARG with "family F needs ... (X = v)"
  * written to err (without the case-name prefix). */
 q4_status q4c_family_check(const q4c_family *f, const q4_case *c, q4_error *err);
@@ -126,6 +141,12 @@ int q4c_values_is(const q4_case *c, const char *cls);
 void q4c_format_m(const q4_case *c, q4c_text *t);      /* m<M> or d<A>x<B>.. */
 void q4c_fill_m(const q4c_params *p, q4_case *c);      /* m, nlead, lead from m or d */
 q4_status q4c_check_lead(const q4_case *c, q4_error *err);
+/* The name part of the quantized linear ops, keys m|d n k g [b] (b only where the op's
+ * `allowed` has it), printed m<M>_n<N>_k<K>_g<gs>[_b1]; and its checks: the leading
+ * dims, b in 0..max_bias, q4_check_linear. */
+q4_status q4c_linear_fill(const q4c_params *p, q4_case *c, q4_error *err);
+void q4c_linear_format(const q4_case *c, q4c_text *t);
+q4_status q4c_linear_check(const q4_case *c, int max_bias, q4_error *err);
 /* The contract checks and family rules of a filled case, each message prefixed with
  * "case name '<canonical name>': ". Used by the parser and by q4_case_inputs. */
 q4_status q4c_validate(const q4_case *c, q4_error *err);
@@ -159,6 +180,10 @@ int64_t q4c_random_n(q4c_rng *g, int64_t max4);
 /* K a multiple of 4 up to max4 * 4 (K = 4 a quarter of the time), and a group size
  * dividing it (gs = 4 a third, gs = K a third, else any multiple of 4 dividing K). */
 void q4c_random_kg(q4c_rng *g, int64_t max4, int64_t *k, int64_t *gs);
+/* The shape of a quantized linear op: M up to 70, N and K up to 192, gs of K. */
+void q4c_random_linear(q4c_rng *g, q4_case *c);
+/* The shape of a weight op (dequantize, requant): N up to 256, K up to 384, gs of K. */
+void q4c_random_weight(q4c_rng *g, q4_case *c);
 
 /* ---- case_values.c: the value makers the ops share ---- */
 /* The generator stream of one tensor of c (README.md "Generator"). */
@@ -201,6 +226,10 @@ q4_status q4c_weight_check(const q4_case *c, q4_error *err);
 q4_status q4c_weight_check_scales(const q4_case *c, const q4_inputs *in, q4_error *err);
 /* The weight inputs of dequantize and the linear ops: scales (by mode), codes, W_4X8. */
 q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, q4_error *err);
+/* The inputs of a quantized linear op: the weight (scales by the class) and its
+ * activation `tensor` (x or dout), M rows of `cols`, into *act. */
+q4_status q4c_make_linear(const q4_case *c, q4_inputs *in, const char *tensor, float **act,
+                          int64_t cols, q4_error *err);
 /* The scale mode of the shared classes ("wide", "tiny", "all_zero_scales"), else NORMAL. */
 q4c_scale_mode q4c_scale_mode_of(const q4_case *c);
 /* The bad-scale classes: one scale (seeded position) made denormal, +-Inf or NaN. */

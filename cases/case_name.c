@@ -149,6 +149,16 @@ q4_status q4c_check_lead(const q4_case *c, q4_error *err)
     return Q4_OK;
 }
 
+q4_status q4c_linear_check(const q4_case *c, int max_bias, q4_error *err)
+{
+    q4_status st = q4c_check_lead(c, err);
+    if (st == Q4_OK && (c->bias < 0 || c->bias > max_bias))
+        return max_bias ? q4_fail(err, Q4_ERR_ARG, "b = %d must be 0 or 1", c->bias)
+                        : q4_fail(err, Q4_ERR_ARG, "b = %d must be 0: this op takes no bias",
+                                  c->bias);
+    return st ? st : q4_check_linear(c->m, c->n, c->k, c->gs, err);
+}
+
 /* An out-of-contract class is an error with the contract's sentence for the value
  * its inputs break (q4_check_scales, q4_check_labels, ...), found by making them. */
 static q4_status check_class(const q4c_op *op, const q4_case *c, q4_error *err)
@@ -324,6 +334,25 @@ void q4c_fill_m(const q4c_params *p, q4_case *c)
         if (c->lead[i] > 0 && c->m > Q4C_NUM_MAX / c->lead[i]) { c->m = Q4C_NUM_MAX + 1; break; }
         c->m *= c->lead[i];
     }
+}
+
+q4_status q4c_linear_fill(const q4c_params *p, q4_case *c, q4_error *err)
+{
+    q4c_fill_m(p, c);
+    c->n = Q4C_P(p, 'n');
+    c->k = Q4C_P(p, 'k');
+    c->gs = Q4C_P(p, 'g');
+    if (Q4C_HAVE(p, 'b') && Q4C_P(p, 'b') > 1)
+        return q4_fail(err, Q4_ERR_ARG, "b%lld: expected b0 or b1", (long long)Q4C_P(p, 'b'));
+    c->bias = Q4C_HAVE(p, 'b') ? (int)Q4C_P(p, 'b') : 0;
+    return Q4_OK;
+}
+
+void q4c_linear_format(const q4_case *c, q4c_text *t)
+{
+    q4c_format_m(c, t);
+    q4c_put(t, "_n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
+    if (c->bias) q4c_put(t, "_b1");
 }
 
 static q4_status fill(const q4c_op *op, int random, const q4c_params *p, q4_case *c,

@@ -58,3 +58,16 @@ void q4c_random_kg(q4c_rng *g, int64_t max4, int64_t *k, int64_t *gs)
     *k = 4 * k4;
     *gs = 4 * g4;
 }
+
+void q4c_random_linear(q4c_rng *g, q4_case *c)
+{
+    c->m = q4c_random_m(g, 70);
+    c->n = q4c_random_n(g, 48);
+    q4c_random_kg(g, 48, &c->k, &c->gs);
+}
+
+void q4c_random_weight(q4c_rng *g, q4_case *c)
+{
+    c->n = q4c_random_n(g, 64);
+    q4c_random_kg(g, 96, &c->k, &c->gs);
+}

@@ -124,6 +124,15 @@ q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, 
     return Q4_OK;
 }
 
+q4_status q4c_make_linear(const q4_case *c, q4_inputs *in, const char *tensor, float **act,
+                          int64_t cols, q4_error *err)
+{
+    q4_status st = q4c_make_weight(c, in, q4c_scale_mode_of(c), err);
+    if (st == Q4_OK && (*act = q4c_alloc(c->m * cols, sizeof **act, tensor, c, &st, err)))
+        q4c_fill_act(c, tensor, *act, c->m * cols);
+    return st;
+}
+
 void q4c_spoil_scales(const q4_case *c, float *s, int64_t n)
 {
     uint32_t bits;

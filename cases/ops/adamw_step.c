@@ -10,10 +10,7 @@ static const q4c_family families[] = {
     {"late_step", Q4C_R_T_LATE, NULL},
     {"unaligned", Q4C_R_NUMEL_UNALIGNED, NULL},
     {"large", Q4C_R_LARGE_NUMEL, NULL},
-    {"custom", 0, NULL},
-    {"small_device", Q4C_R_LIMITS, NULL},
-    {"random", 0, NULL},
-    {NULL, 0, NULL},
+    Q4C_FAMILIES_ANY_SHAPE,
 };
 
 static const q4c_class classes[] = {

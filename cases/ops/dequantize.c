@@ -9,10 +9,7 @@ static const q4c_family families[] = {
     {"grouped", Q4C_R_GROUPED, NULL},
     {"odd_n4", Q4C_R_N_ODD4, NULL},
     {"large", Q4C_R_LARGE_NK, NULL},
-    {"custom", 0, NULL},
-    {"small_device", Q4C_R_LIMITS, NULL},
-    {"random", 0, NULL},
-    {NULL, 0, NULL},
+    Q4C_FAMILIES_ANY_SHAPE,
 };
 
 static const q4c_class classes[] = {
@@ -57,8 +54,7 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
 static void random_case(q4_case *c)
 {
     q4c_rng g = q4c_sweep_rng(c);
-    c->n = q4c_random_n(&g, 64);
-    q4c_random_kg(&g, 96, &c->k, &c->gs);
+    q4c_random_weight(&g, c);
     q4c_random_values(&q4c_op_dequantize, &g, c);
 }
 

@@ -13,10 +13,7 @@ static const q4c_family families[] = {
     {"unaligned_v", Q4C_R_V_UNALIGNED, NULL},
     {"large_vocab", Q4C_R_V_LARGE, NULL},
     {"many_rows", Q4C_R_R_MANY, NULL},
-    {"custom", 0, NULL},
-    {"small_device", Q4C_R_LIMITS, NULL},
-    {"random", 0, NULL},
-    {NULL, 0, NULL},
+    Q4C_FAMILIES_ANY_SHAPE,
 };
 
 static const q4c_class classes[] = {

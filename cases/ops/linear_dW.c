@@ -11,10 +11,7 @@ static const q4c_family families[] = {
     {"odd_n4_partial_m", Q4C_R_N_ODD4 | Q4C_R_M_PARTIAL, NULL},
     {"leading_dims", Q4C_R_LEAD, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
-    {"custom", 0, NULL},
-    {"small_device", Q4C_R_LIMITS, NULL},
-    {"random", 0, NULL},
-    {NULL, 0, NULL},
+    Q4C_FAMILIES_ANY_SHAPE,
 };
 
 static const q4c_class classes[] = {

@@ -6,19 +6,10 @@
 extern const q4c_op q4c_op_linear_q4gsw;
 
 static const q4c_family families[] = {
-    {"tile_aligned", Q4C_R_M_ALIGNED | Q4C_R_N_ALIGNED | Q4C_R_K_ALIGNED, NULL},
-    {"grouped", Q4C_R_GROUPED, NULL},
-    {"odd_n4", Q4C_R_N_ODD4, NULL},
-    {"partial_m", Q4C_R_M_PARTIAL, NULL},
-    {"odd_n4_partial_m", Q4C_R_N_ODD4 | Q4C_R_M_PARTIAL, NULL},
-    {"grouped_odd_n4", Q4C_R_GROUPED | Q4C_R_N_ODD4, NULL},
-    {"leading_dims", Q4C_R_LEAD, NULL},
+    Q4C_FAMILIES_LINEAR_Q4,
     {"bias", Q4C_R_BIAS, NULL},
     {"large", Q4C_R_LARGE_MNK, NULL},
-    {"custom", 0, NULL},
-    {"small_device", Q4C_R_LIMITS, NULL},
-    {"random", 0, NULL},
-    {NULL, 0, NULL},
+    Q4C_FAMILIES_ANY_SHAPE,
 };
 
 static const q4c_class classes[] = {
@@ -103,59 +94,29 @@ static const char *const generated[] = {
     NULL,
 };
 
-static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
-{
-    q4c_fill_m(p, c);
-    c->n = Q4C_P(p, 'n');
-    c->k = Q4C_P(p, 'k');
-    c->gs = Q4C_P(p, 'g');
-    if (Q4C_HAVE(p, 'b') && Q4C_P(p, 'b') > 1)
-        return q4_fail(err, Q4_ERR_ARG, "b%lld: expected b0 or b1", (long long)Q4C_P(p, 'b'));
-    c->bias = Q4C_HAVE(p, 'b') ? (int)Q4C_P(p, 'b') : 0;
-    return Q4_OK;
-}
-
-static void format(const q4_case *c, q4c_text *t)
-{
-    q4c_format_m(c, t);
-    q4c_put(t, "_n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
-    if (c->bias) q4c_put(t, "_b1");
-}
-
-static q4_status check(const q4_case *c, q4_error *err)
-{
-    q4_status st = q4c_check_lead(c, err);
-    if (st == Q4_OK && (c->bias < 0 || c->bias > 1))
-        return q4_fail(err, Q4_ERR_ARG, "b = %d must be 0 or 1", c->bias);
-    return st ? st : q4_check_linear(c->m, c->n, c->k, c->gs, err);
-}
+static q4_status check(const q4_case *c, q4_error *err) { return q4c_linear_check(c, 1, err); }
 
 static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
 {
-    q4_status st = q4c_make_weight(c, in, q4c_scale_mode_of(c), err);
-    if (st) return st;
-    Q4C_ALLOC(in, x, c->m * c->k, "x");
-    q4c_fill_act(c, "x", in->x, c->m * c->k);
-    if (c->bias) {
-        Q4C_ALLOC(in, bias, c->n, "bias");
-        q4c_fill_act(c, "bias", in->bias, c->n);
-    }
+    q4_status st = q4c_make_linear(c, in, "x", &in->x, c->k, err);
+    if (st || !c->bias)
+        return st;
+    Q4C_ALLOC(in, bias, c->n, "bias");
+    q4c_fill_act(c, "bias", in->bias, c->n);
     return Q4_OK;
 }
 
 static void random_case(q4_case *c)
 {
     q4c_rng g = q4c_sweep_rng(c);
-    c->m = q4c_random_m(&g, 70);
-    c->n = q4c_random_n(&g, 48);
-    q4c_random_kg(&g, 48, &c->k, &c->gs);
+    q4c_random_linear(&g, c);
     c->bias = (int)(q4c_next(&g) & 1);
     q4c_random_values(&q4c_op_linear_q4gsw, &g, c);
 }
 
 const q4c_op q4c_op_linear_q4gsw = {
     .name = "linear_q4gsw", .keys = "m|d n k g [b]", .allowed = "mdnkgb", .required = "mnkg",
-    .families = families, .classes = classes, .generated = generated, .fill = fill,
-    .format = format, .check = check, .inputs = inputs, .check_inputs = q4c_weight_check_scales,
-    .random = random_case,
+    .families = families, .classes = classes, .generated = generated,
+    .fill = q4c_linear_fill, .format = q4c_linear_format, .check = check, .inputs = inputs,
+    .check_inputs = q4c_weight_check_scales, .random = random_case,
 };

@@ -475,6 +475,20 @@ START_TEST(invalid_case_struct)
     ck_assert_int_eq(q4_case_inputs(&c, &in, &err), Q4_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown op 'nope'"));
     ck_assert_int_eq(q4_case_inputs(NULL, &in, &err), Q4_ERR_ARG);
+    /* a bias where the op has none or takes only b0/b1; a limit below its minimum */
+    c = parse("q4cts.linear_q4gsw.custom.m1_n4_k4_g4", 0);
+    c.bias = 2;
+    ck_assert_int_eq(q4_case_inputs(&c, &in, &err), Q4_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(err.msg, ": b = 2 must be 0 or 1"));
+    c = parse("q4cts.linear_q4gsw_backward.custom.m1_n4_k4_g4", 0);
+    c.bias = 1;
+    ck_assert_int_eq(q4_case_inputs(&c, &in, &err), Q4_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(err.msg, ": b = 1 must be 0: this op takes no bias"));
+    c = parse("q4cts.adamw_step.small_device.n4_t1_w1_groups2", 0);
+    c.limit[Q4_LIMIT_INVOCATIONS] = 64;
+    ck_assert_int_eq(q4_case_inputs(&c, &in, &err), Q4_ERR_ARG);
+    ck_assert_str_eq(err.msg, "case name 'q4cts.adamw_step.small_device.n4_t1_w1_groups2_"
+                              "invocations64': device limit invocations64 must be in 128..4294967295");
 }
 END_TEST
 

@@ -116,6 +116,20 @@ START_TEST(late_steps)
 }
 END_TEST
 
+/* Random p in [-1, 1), m, v, g from seed, and their truth (values and bounds) under h. */
+static void random_truth(uint64_t seed, const q4ref_adamw_hyper *h, float *p, float *g, float *m,
+                         float *v, double *pv, double *pb, double *mv, double *mb, double *vv,
+                         double *vb)
+{
+    rng r = {seed};
+    q4_error err;
+    rand_floats(&r, p, NUMEL, -1, 1);
+    rand_floats(&r, m, NUMEL, -0.1, 0.1);
+    rand_floats(&r, v, NUMEL, 0, 0.01);
+    rand_grad(&r, g);
+    ck_assert_q4ok(q4ref_adamw_truth(p, g, m, v, NUMEL, h, pv, pb, mv, mb, vv, vb, &err), err);
+}
+
 START_TEST(other_evaluations_within_bound)
 {
     /* torch's p * (1 - lr wd), FMAs, sqrt as 1 / (1 / sqrt), lr * (m / den): all
@@ -123,13 +137,7 @@ START_TEST(other_evaluations_within_bound)
     const q4ref_adamw_hyper h = {1e-2f, 0.9f, 0.99f, 1e-6f, 0.05f, 0.19f, 0.0199f};
     float p[NUMEL], g[NUMEL], m[NUMEL], v[NUMEL];
     double pv[NUMEL], pb[NUMEL], mv[NUMEL], mb[NUMEL], vv[NUMEL], vb[NUMEL];
-    rng r = {3};
-    q4_error err;
-    rand_floats(&r, p, NUMEL, -1, 1);
-    rand_floats(&r, m, NUMEL, -0.1, 0.1);
-    rand_floats(&r, v, NUMEL, 0, 0.01);
-    rand_grad(&r, g);
-    ck_assert_q4ok(q4ref_adamw_truth(p, g, m, v, NUMEL, &h, pv, pb, mv, mb, vv, vb, &err), err);
+    random_truth(3, &h, p, g, m, v, pv, pb, mv, mb, vv, vb);
     for (int i = 0; i < NUMEL; i++) {
         float p1 = p[i] * (1 - h.lr * h.wd);
         float m1 = fmaf(h.beta1, m[i], (1 - h.beta1) * g[i]);
@@ -150,13 +158,7 @@ START_TEST(lr_zero_leaves_param_exact)
     const q4ref_adamw_hyper h = {0.0f, 0.9f, 0.999f, 1e-8f, 0.01f, 0.19f, 0.0199f};
     float p[NUMEL], g[NUMEL], m[NUMEL], v[NUMEL];
     double pv[NUMEL], pb[NUMEL], mv[NUMEL], mb[NUMEL], vv[NUMEL], vb[NUMEL];
-    rng r = {5};
-    q4_error err;
-    rand_floats(&r, p, NUMEL, -1, 1);
-    rand_floats(&r, m, NUMEL, -0.1, 0.1);
-    rand_floats(&r, v, NUMEL, 0, 0.01);
-    rand_grad(&r, g);
-    ck_assert_q4ok(q4ref_adamw_truth(p, g, m, v, NUMEL, &h, pv, pb, mv, mb, vv, vb, &err), err);
+    random_truth(5, &h, p, g, m, v, pv, pb, mv, mb, vv, vb);
     for (int i = 0; i < NUMEL; i++) {
         ck_assert_msg(pv[i] == p[i] && pb[i] == 0, "p[%d] %.9g truth %.17g bound %.3g", i, p[i],
                       pv[i], pb[i]);
