@@ -1,0 +1,90 @@
+/* test_case_limits.c: a small_device case runs with its own lowered limits and no
+ * other case does (run_case.c, plan.c): the context shows the case's limits after
+ * it, the device's after a plain case; the plan of its kernels sees them too; and a
+ * hand-built case whose limits the runtime refuses gets InternalError naming them,
+ * not a run on the device's limits. Skipped (77) without a Vulkan device. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+#include "runner.h"
+
+static q4vk_context *ctx;
+static q4vk_device_info device;
+
+static q4_case parse(const char *name)
+{
+    q4_case c;
+    q4_error err = { 0 };
+    ck_assert_msg(q4_case_parse(name, 0, &c, &err) == Q4_OK, "%s", err.msg);
+    return c;
+}
+
+static q4_result run(const q4_case *c)
+{
+    static const q4h_run_options opt = { .repeat = 1 };
+    q4_result r;
+    q4h_run_case(&opt, &ctx, c, &r);
+    return r;
+}
+
+START_TEST(limits_follow_the_case)
+{
+    q4_case small = parse("q4cts.adamw_step.small_device.n5003_t10_w1_groups3_binding4096");
+    q4_result r = run(&small);
+    ck_assert_msg(r.verdict == Q4_PASS, "%s", r.message);
+    ck_assert_uint_eq(q4vk_info(ctx)->max_group_count[1], 3);
+    ck_assert_uint_eq(q4vk_info(ctx)->max_storage_range, 4096);
+    q4_case plain = parse("q4cts.adamw_step.unaligned.n1023_t5_w1");
+    r = run(&plain);
+    ck_assert_msg(r.verdict == Q4_PASS, "%s", r.message);
+    ck_assert(memcmp(q4vk_info(ctx), &device, sizeof device) == 0);
+}
+END_TEST
+
+START_TEST(plan_sees_the_case_limits)
+{
+    /* split-K's reduce runs, unless the case's binding limit splits x by rows */
+    q4vk_plan p;
+    q4_case split = parse("q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1_groups2");
+    q4h_case_plan(&split, &device, &p);
+    ck_assert_int_eq(p.n, 2);
+    q4_case rows = parse("q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1_binding98304");
+    q4h_case_plan(&rows, &device, &p);
+    ck_assert_int_eq(p.n, 1);
+}
+END_TEST
+
+START_TEST(refused_limits_are_an_internal_error)
+{
+    q4_case c = parse("q4cts.adamw_step.small_device.n4_t1_w1_groups2");
+    c.limit[Q4_LIMIT_SHARED] = 100;   /* hand-built: below Vulkan's least */
+    q4_result r = run(&c);
+    ck_assert_int_eq(r.verdict, Q4_INTERNAL_ERROR);
+    ck_assert_msg(strstr(r.message, "lowering the device limits: q4vk_set_test_limits: shared 100"),
+                  "%s", r.message);
+}
+END_TEST
+
+int main(void)
+{
+    q4_error err = { 0 };
+    if (q4vk_create(NULL, &ctx, &err) != Q4_OK)
+        return 77;
+    device = *q4vk_info(ctx);
+    Suite *s = suite_create("harness.case_limits");
+    TCase *tc = tcase_create("limits");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, limits_follow_the_case);
+    tcase_add_test(tc, plan_sees_the_case_limits);
+    tcase_add_test(tc, refused_limits_are_an_internal_error);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);   /* one context for every test */
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    q4vk_destroy(ctx);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
