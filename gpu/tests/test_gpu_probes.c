@@ -1,6 +1,7 @@
 /* test_gpu_probes.c: the probes on a device (q4vk_options.probes, spirv/ pass).
  * - A kernel that reads one vec4 past its input (test_oob_read, shift 1), or writes
- *   one past its output (test_oob_write), is reported by q4vk_take_oob, naming the
+ *   one past its output (test_oob_write), or adds atomically one past its counts
+ *   (test_oob_atomic), is reported by q4vk_take_oob, naming the
  *   binding, the first offending index and the line; the same kernels in bounds
  *   (shift 0), and adamw_step, are not.
  * - adamw_step gives bit-identical results with and without probes, and coverage
@@ -109,6 +110,30 @@ START_TEST(oob_write_is_reported)
 }
 END_TEST
 
+/* An atomic one uint past count's data is named as an atomic; in bounds, none is. */
+START_TEST(oob_atomic_is_reported)
+{
+    char msg[Q4_MSG_MAX] = "";
+    const uint32_t n = 100;
+    q4vk_buffer *count = dev_buf(probed, NULL, 4 * (size_t)(n + 1));   /* + guard word */
+    q4vk_buffer_set_data_bytes(count, 4 * (size_t)n);
+    q4vk_pipeline *p;
+    CK_OK(q4vk_pipeline_get(probed, test_kernel("test_oob_atomic"), NULL, &p, &err_));
+    for (uint32_t shift = 0; shift < 2; shift++) {
+        uint32_t push[2] = { n, shift };
+        q4vk_dispatch d = { .pipe = p, .push = push, .groups = { (n + 63) / 64, 1, 1 } };
+        d.bind[0] = (q4vk_binding){ count, 0, 0 };
+        CK_OK(q4vk_run(probed, &d, 1, NULL, &err_));
+        bool oob = q4vk_take_oob(probed, msg, sizeof msg);
+        ck_assert_msg(oob == (shift == 1), "shift %u: %s", shift, msg);
+    }
+    ck_assert_msg(strstr(msg, "kernel test_oob_atomic accessed past the data of binding 0: "
+                              "a 4-byte atomic at byte offset 400 (index 100 of 4-byte "
+                              "elements) at test_oob_atomic.comp:16"), "%s", msg);
+    q4vk_buffer_destroy(probed, count);
+}
+END_TEST
+
 START_TEST(in_bounds_read_is_not_reported)
 {
     char msg[Q4_MSG_MAX] = "";
@@ -190,6 +215,7 @@ int main(void)
     Suite *s = suite_create("probes");
     ADD(s, oob_read_is_reported);
     ADD(s, oob_write_is_reported);
+    ADD(s, oob_atomic_is_reported);
     ADD(s, in_bounds_read_is_not_reported);
     ADD(s, bit_identical_and_tail_coverage);
     SRunner *sr = srunner_create(s);

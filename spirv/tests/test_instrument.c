@@ -130,6 +130,31 @@ END_TEST
 START_TEST(probe_spirv_1_5) { check_probe("probe-spv15.spv", 0x10500); }
 END_TEST
 
+/* probe_atomic.comp: an atomicAdd (count[i], line 13) and an atomicStore
+ * (count[i + 1], line 14) are checked sites of 4 bytes each, named as atomics. */
+START_TEST(atomics_are_sites)
+{
+    size_t n, n_out;
+    uint32_t *w = spv_test_load("probe-atomic.spv", &n), *out;
+    q4spv_map *map;
+    q4_error err = { 0 };
+    q4spv_options bounds = { .set = 1, .bounds = true };
+    ck_assert_int_eq(q4spv_instrument(w, n, &bounds, &out, &n_out, &map, &err), Q4_OK);
+    ck_assert_msg(q4spv_validate(out, n_out, "atomics", &err) == Q4_OK, "%s", err.msg);
+    ck_assert_uint_eq(map->n_sites, 2);
+    ck_assert_uint_eq(map->unchecked, 0);
+    for (uint32_t s = 0; s < 2; s++) {
+        ck_assert_int_eq(map->sites[s].access, Q4SPV_ATOMIC);
+        ck_assert_uint_eq(map->sites[s].binding, 0);
+        ck_assert_uint_eq(map->sites[s].bytes, 4);
+        ck_assert_uint_eq(map->sites[s].at.line, 13 + s);
+    }
+    free(out);
+    free(w);
+    q4spv_map_free(map);
+}
+END_TEST
+
 START_TEST(coverage_or_bounds_alone)
 {
     size_t n, n_out;
@@ -232,6 +257,7 @@ int main(void)
     tcase_add_test(tc, probe_spirv_1_0);
     tcase_add_test(tc, probe_spirv_1_3);
     tcase_add_test(tc, probe_spirv_1_5);
+    tcase_add_test(tc, atomics_are_sites);
     tcase_add_test(tc, coverage_or_bounds_alone);
     tcase_add_test(tc, set_in_use_is_refused);
     tcase_add_test(tc, not_spirv_is_refused);
