@@ -171,14 +171,18 @@ q4_status q4vk_fill(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, size_t b
 #define Q4VK_MAX_SPEC 8
 
 /* A kernel: embedded SPIR-V plus its interface. `name` is also the key by which a
- * user's module replaces it (q4vk_set_override). Storage buffers are bindings
- * 0..n_bindings-1 of set 0; push constants start at offset 0. */
+ * user's module replaces it (q4vk_set_override). Bindings 0..n_bindings-1 of set 0 are
+ * storage buffers, except those in uniform_mask; push constants start at offset 0.
+ * entry and uniform_mask are for kernels of other runtimes (--interface): the
+ * built-in ones leave them 0 ("main", storage buffers only). */
 typedef struct q4vk_kernel {
     const char *name;
     const uint32_t *spirv;
     size_t spirv_words;
     uint32_t n_bindings;
     uint32_t push_bytes;
+    const char *entry;            /* the GLCompute entry point; NULL = "main" */
+    uint32_t uniform_mask;        /* bit b set: binding b is a uniform buffer */
 } q4vk_kernel;
 
 /* Looks up a built-in kernel by name (generated table of gpu/shaders/ *.comp). */
@@ -233,6 +237,26 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
  * (lavapipe allows 65535 in x); kernels rebuild the flat index as
  * gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x and skip the excess. */
 void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3]);
+
+/* ---------------- described dispatches (kernels of other runtimes) ----------------
+ * Steps given in full by the caller (harness/interface_*.c reads them from an
+ * interface file): each its own kernel (code, entry point, binding types), constants,
+ * buffers, push constants and group count. Nothing here knows an op. */
+typedef struct q4vk_described_step {
+    q4vk_kernel kernel;           /* name: unique per module, e.g. "fused_ce.rows" */
+    q4vk_spec spec;
+    q4vk_binding bind[Q4VK_MAX_BINDINGS];
+    const void *push;             /* kernel.push_bytes bytes */
+    uint64_t groups[3];           /* a 0 anywhere: the step is skipped */
+    bool fold;                    /* the kernel accepts x folded over y (q4vk_fold_groups) */
+} q4vk_described_step;
+
+/* Runs the steps in order in one submission (q4vk_run: a barrier between steps). A
+ * group count the device cannot dispatch, even folded where allowed, or a storage
+ * binding above maxStorageBufferRange is Q4_ERR_UNSUPPORTED naming the step; a
+ * pipeline that cannot be made is the pipeline's error (q4vk_pipeline_get). */
+q4_status q4vk_run_described(q4vk_context *ctx, const q4vk_described_step *s, int n,
+                             q4vk_timing *t, q4_error *err);
 
 /* ---------------- op launchers ----------------
  * All tensors live in device buffers that hold at least the bytes the shape

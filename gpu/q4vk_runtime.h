@@ -34,6 +34,8 @@ struct q4vk_pipeline {
     bool stale;                   /* replaced by a later override; kept alive for holders */
     bool overridden;
     uint32_t n_bindings, push_bytes;
+    char entry[64];               /* the entry point's name */
+    uint32_t uniform_mask;        /* bindings that are uniform buffers (q4vk_kernel) */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
     VkPipeline pipeline;
@@ -160,6 +162,9 @@ void q4vk_messenger_info(q4vk_context *ctx, VkDebugUtilsMessengerCreateInfoEXT *
 q4_status q4vk_apply_test_limits(q4vk_context *ctx, const q4vk_test_limits *opt, q4_error *err);
 
 /* ---- q4vk_runtime_submit.c ---- */
+
+/* The descriptor type of binding b of pipeline p. */
+VkDescriptorType q4vk_binding_type(const q4vk_pipeline *p, uint32_t b);
 
 /* Begins ctx->cmd for a one-shot submission. */
 q4_status q4vk_cmd_begin(q4vk_context *ctx, q4_error *err);

@@ -124,7 +124,8 @@ q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out,
         return q4_fail(err, Q4_ERR_NOMEM, "out of host memory creating a device buffer");
     q4vk_msgs_begin(ctx, "buffer creation (%zu bytes)", bytes);
     st = q4vk_raw_buffer(ctx, vk_bytes,
-                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                    VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                     0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "device buffer", &buf->buffer,
                     &buf->memory, err);

@@ -129,6 +129,9 @@ static q4_status check_kernel(const q4vk_context *ctx, const q4vk_kernel *k,
     if (strlen(k->name) >= sizeof ((q4vk_pipeline *)0)->name)
         return q4_fail(err, Q4_ERR_ARG, "kernel name \"%.40s...\" is longer than %zu characters",
                        k->name, sizeof ((q4vk_pipeline *)0)->name - 1);
+    if (k->entry && (!k->entry[0] || strlen(k->entry) >= sizeof ((q4vk_pipeline *)0)->entry))
+        return q4_fail(err, Q4_ERR_ARG, "kernel %s: the entry point's name must have 1 to %zu "
+                       "characters", k->name, sizeof ((q4vk_pipeline *)0)->entry - 1);
     if (k->spirv_words < 5 || k->spirv[0] != SPIRV_MAGIC)
         return q4_fail(err, Q4_ERR_ARG, "kernel %s: its code is not a SPIR-V module", k->name);
     if (k->n_bindings > Q4VK_MAX_BINDINGS)
@@ -180,7 +183,7 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
     for (uint32_t i = 0; i < p->n_bindings; i++)
         b[i] = (VkDescriptorSetLayoutBinding){
             .binding = i,
-            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType = q4vk_binding_type(p, i),
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
@@ -243,7 +246,7 @@ static q4_status pipeline_build(q4vk_context *ctx, q4vk_pipeline *p, const uint3
             .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
             .stage = VK_SHADER_STAGE_COMPUTE_BIT,
             .module = module,
-            .pName = "main",
+            .pName = p->entry,
             .pSpecializationInfo = p->spec.count ? &si : NULL,
         },
         .layout = p->layout,
@@ -290,6 +293,8 @@ q4_status q4vk_pipeline_get(q4vk_context *ctx, const q4vk_kernel *k, const q4vk_
     p->spec = *spec;
     p->n_bindings = k->n_bindings;
     p->push_bytes = k->push_bytes;
+    snprintf(p->entry, sizeof p->entry, "%s", k->entry ? k->entry : "main");
+    p->uniform_mask = k->uniform_mask;
 
     const q4vk_override *o = override_find(ctx, k->name);
     p->overridden = o != NULL;

@@ -143,6 +143,12 @@ static q4_status check_dispatch(const q4vk_context *ctx, const q4vk_dispatch *d,
     return Q4_OK;
 }
 
+VkDescriptorType q4vk_binding_type(const q4vk_pipeline *p, uint32_t b)
+{
+    return p->uniform_mask >> b & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
 /* Makes room for `n` descriptor sets and resets the pool (no set is in use: every
  * submission was waited for). */
 static q4_status descriptors_reserve(q4vk_context *ctx, uint32_t n, q4_error *err)
@@ -160,15 +166,15 @@ static q4_status descriptors_reserve(q4vk_context *ctx, uint32_t n, q4_error *er
     ctx->desc_pool = VK_NULL_HANDLE;
     ctx->desc_pool_sets = 0;
     uint32_t sets = n > 64 ? n : 64;
-    VkDescriptorPoolSize size = {
-        .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .descriptorCount = sets * Q4VK_MAX_BINDINGS,
+    VkDescriptorPoolSize size[2] = {
+        { .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = sets * Q4VK_MAX_BINDINGS },
+        { .type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .descriptorCount = sets * Q4VK_MAX_BINDINGS },
     };
     VkDescriptorPoolCreateInfo ci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = sets,
-        .poolSizeCount = 1,
-        .pPoolSizes = &size,
+        .poolSizeCount = 2,
+        .pPoolSizes = size,
     };
     r = vkCreateDescriptorPool(ctx->device, &ci, NULL, &ctx->desc_pool);
     if (r != VK_SUCCESS) {
@@ -247,7 +253,7 @@ static q4_status descriptors_write(q4vk_context *ctx, const q4vk_dispatch *d, in
                 .dstSet = sets[i],
                 .dstBinding = b,
                 .descriptorCount = 1,
-                .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                .descriptorType = q4vk_binding_type(d[i].pipe, b),
                 .pBufferInfo = &infos[n_writes],
             };
             n_writes++;

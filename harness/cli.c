@@ -49,6 +49,9 @@ static const char usage[] =
     "  --kernel OP=FILE     run a SPIR-V module in place of a built-in kernel; OP is a\n"
     "                       kernel name or an op with one kernel (docs/kernels.md);\n"
     "                       perf times it in place of the built-in\n"
+    "  --interface FILE     run an op with another runtime's SPIR-V as FILE describes it\n"
+    "                       (docs/interface-format.md); one file per op. With 'kernels':\n"
+    "                       --interface NAME prints the file of built-in kernel NAME\n"
     "  --repeat N           run each case N times; the worst verdict counts\n"
     "  --strict             QualityWarning counts as failure\n"
     "  --validation         enable the Khronos validation layer (or Q4CTS_VALIDATION=1)\n"
@@ -221,8 +224,8 @@ static q4_status parse_factor(const char *s, double *out, q4_error *err)
 
 enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SHARD,
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
-       OPT_KERNEL, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE, OPT_HELP,
-       OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
+       OPT_KERNEL, OPT_INTERFACE, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE,
+       OPT_HELP, OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
        OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT };
 
 typedef struct option_def {
@@ -253,6 +256,7 @@ static const option_def opts[] = {
     { "dumps", 1, OPT_DUMPS },
     { "output", 1, OPT_OUTPUT },
     { "kernel", 1, OPT_KERNEL },
+    { "interface", 1, OPT_INTERFACE },
     { "inject-fault", 1, OPT_FAULT },
     { "reps", 1, OPT_REPS },
     { "warmup", 1, OPT_WARMUP },
@@ -307,6 +311,8 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_EXCLUDE: return push_glob(cli->excludes, &cli->n_excludes, "--exclude", value, err);
     case OPT_CASELIST: return push(cli->caselists, &cli->n_caselists, "--caselist", value, err);
     case OPT_KERNEL: return push(cli->kernel_args, &cli->n_kernels, "--kernel", value, err);
+    case OPT_INTERFACE:
+        return push(cli->interface_args, &cli->n_interfaces, "--interface", value, err);
     case OPT_DEVICE: cli->device = value; break;
     case OPT_API:
         if (strcmp(value, "vulkan") && strcmp(value, "webgpu"))
@@ -435,12 +441,16 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return q4_fail(err, Q4_ERR_ARG, "merge needs the shards' --json reports and where to "
                        "write the merged one: q4cts merge SHARD.json... --json FILE and/or "
                        "--junit FILE");
+    if (cli->n_interfaces && strcmp(cli->command, "run") && strcmp(cli->command, "kernels"))
+        return q4_fail(err, Q4_ERR_ARG, "--interface is for run (and kernels --interface NAME); "
+                       "%s runs q4cts's own kernels", cli->command);
     if (cli->api == Q4H_API_WEBGPU) {
         /* Vulkan's options: the WebGPU worker has no device choice, layer or probes */
         const char *vk_only = cli->device ? "--device" : cli->validation ? "--validation"
                             : cli->bounds_check ? "--bounds-check"
                             : cli->shader_coverage ? "--shader-coverage"
                             : cli->dump_dir ? "--dump-dir"
+                            : cli->n_interfaces ? "--interface"
                             : !strcmp(cli->command, "replay") ? "replay"
                             : !strcmp(cli->command, "kernels") ? "kernels" : NULL;
         if (vk_only)

@@ -40,6 +40,8 @@ typedef struct q4h_cli {
     int bounds_check;               /* --bounds-check */
     const char *kernel_args[Q4H_MAX_LIST];  /* OP=FILE.spv, resolved by the caller */
     size_t n_kernels;
+    const char *interface_args[Q4H_MAX_LIST];  /* --interface FILE (kernels: NAME) */
+    size_t n_interfaces;
     q4vk_faults faults;
     int perf_reps, perf_warmup, perf_warmup_ms;
     double factor;                  /* compare --factor (default 2) */

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "q4_contract.h"
+
 /* The largest input read whole: far above any SPIR-V module or report. */
 #define Q4H_FILE_MAX ((size_t)1 << 30)
 
@@ -14,5 +16,10 @@
  * folder, EFBIG past Q4H_FILE_MAX, or what open/read said. A FIFO or a device is read
  * to its end. Caller frees. */
 char *q4h_read_file(const char *path, size_t *size);
+
+/* A SPIR-V module's words (malloc'ed) from path; Q4_ERR_ARG "WHAT: ..." when it
+ * cannot be read or is not SPIR-V (size, magic number). */
+q4_status q4h_read_spirv(const char *path, const char *what, uint32_t **words, size_t *n,
+                         q4_error *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "merge.h"
 #include "op.h"
+#include "interface.h"
 #include "overrides.h"
 #include "perf.h"
 #include "q4report.h"
@@ -86,6 +87,17 @@ static int cmd_kernels(void)
                     owner = ops[o]->name;
         printf("%-30s %-22s %8u %5u\n", k[i].name, owner, k[i].n_bindings, k[i].push_bytes);
     }
+    return 0;
+}
+
+/* kernels --interface NAME: the interface file of a built-in kernel. */
+static int cmd_kernel_interface(const q4h_cli *cli)
+{
+    q4_error err = { 0 };
+    if (cli->n_interfaces != 1)
+        return q4_fail(&err, Q4_ERR_ARG, "kernels takes one --interface NAME"), fail_usage(&err);
+    if (q4h_iface_print_builtin(cli->interface_args[0], stdout, &err) != Q4_OK)
+        return fail_usage(&err);
     return 0;
 }
 
@@ -258,6 +270,8 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --device '%s'", cli->device);
     for (size_t i = 0; i < cli->n_kernels; i++)
         ADD(" --kernel %s", cli->kernel_args[i]);
+    for (size_t i = 0; i < cli->n_interfaces; i++)
+        ADD(" --interface %s", cli->interface_args[i]);
     if (cli->api == Q4H_API_WEBGPU)
         ADD(" --api webgpu");
     if (cli->strict)
@@ -289,10 +303,18 @@ static int cmd_run(const q4h_cli *cli)
         free(cases);
         return fail_usage(&err);
     }
+    q4h_iface **ifaces = NULL;     /* --interface files, and every module the run may use */
+    q4h_override *modules = NULL;
+    int n_modules = 0;
     q4h_shcov *shcov = NULL;
-    if ((cli->shader_coverage || cli->bounds_check) &&
-        q4h_shcov_create(overrides, (int)cli->n_kernels, cli->shader_coverage != NULL,
-                         cli->bounds_check != 0, &shcov, &err) != Q4_OK) {
+    if (q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &err) != Q4_OK ||
+        q4h_ifaces_modules(overrides, (int)cli->n_kernels, ifaces, cli->n_interfaces, &modules,
+                           &n_modules, &err) != Q4_OK ||
+        ((cli->shader_coverage || cli->bounds_check) &&
+         q4h_shcov_create(modules, n_modules, cli->shader_coverage != NULL,
+                          cli->bounds_check != 0, &shcov, &err) != Q4_OK)) {
+        q4h_ifaces_free(ifaces, cli->n_interfaces);
+        free(modules);
         q4h_overrides_free(overrides, cli->n_kernels);
         free(cases);
         return fail_usage(&err);
@@ -304,6 +326,7 @@ static int cmd_run(const q4h_cli *cli)
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .dump_all = cli->dump_all != 0,
         .overrides = overrides, .n_overrides = (int)cli->n_kernels, .repro_flags = repro,
+        .interfaces = (const q4h_iface *const *)ifaces, .n_interfaces = (int)cli->n_interfaces,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
     };
@@ -377,6 +400,8 @@ static int cmd_run(const q4h_cli *cli)
         rc = 128 + stopped;   /* as a shell reports a command a signal ended: 130, 143 */
     q4_console_free(s.console);
     q4h_shcov_free(shcov);
+    q4h_ifaces_free(ifaces, cli->n_interfaces);
+    free(modules);
     q4h_overrides_free(overrides, cli->n_kernels);
     free(cases);
     return rc;
@@ -393,6 +418,8 @@ static int run_command(q4h_cli *cli)
         return cmd_devices(cli);
     if (!strcmp(cli->command, "list"))
         return cmd_list(cli);
+    if (!strcmp(cli->command, "kernels") && cli->n_interfaces)
+        return cmd_kernel_interface(cli);
     if (!strcmp(cli->command, "kernels"))
         return cmd_kernels();
     if (!strcmp(cli->command, "perf"))

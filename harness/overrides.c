@@ -12,8 +12,6 @@
 #include "op.h"
 #include "q4spv_reflect.h"
 
-#define SPIRV_MAGIC 0x07230203u
-
 static q4_status resolve(const char *name, const char **kernel, q4_error *err)
 {
     const q4h_op *op = q4h_op_find(name);
@@ -36,31 +34,6 @@ static q4_status resolve(const char *name, const char **kernel, q4_error *err)
     }
     return q4_fail(err, Q4_ERR_ARG, "--kernel %s: no built-in kernel or op has that name (see "
                    "'q4cts kernels')", name);
-}
-
-static q4_status read_spirv(const char *path, uint32_t **words, size_t *n, q4_error *err)
-{
-    size_t size;
-    char shown[Q4_ECHO_MAX];   /* a long path shortened, so the reason stays in the message */
-    q4_echo(path, shown, sizeof shown);
-    char *data = q4h_read_file(path, &size);
-    if (!data)
-        return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
-                       "--kernel: cannot read %s: %s", shown, strerror(errno));
-    if (size < 20 || size % 4 != 0) {
-        free(data);
-        return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (%zu bytes; expected "
-                       "a multiple of 4 of at least 20)", shown, size);
-    }
-    *words = (uint32_t *)data;   /* malloc'd, so aligned for uint32_t */
-    if ((*words)[0] != SPIRV_MAGIC) {
-        free(*words);
-        *words = NULL;
-        return q4_fail(err, Q4_ERR_ARG, "--kernel: %s is not a SPIR-V module (no magic number "
-                       "0x07230203)", shown);
-    }
-    *n = size / 4;
-    return Q4_OK;
 }
 
 /* The interface of words (parsed, reflected); `what` names the module in errors. */
@@ -122,7 +95,7 @@ q4_status q4h_overrides_load(const char *const *args, size_t n, q4h_override **o
             if (!strcmp(o[k].kernel, o[i].kernel))
                 st = q4_fail(err, Q4_ERR_ARG, "--kernel: kernel %s is replaced twice", o[i].kernel);
         if (st == Q4_OK)
-            st = read_spirv(o[i].path, &o[i].words, &o[i].n_words, err);
+            st = q4h_read_spirv(o[i].path, "--kernel", &o[i].words, &o[i].n_words, err);
         if (st == Q4_OK)
             st = check_interface(&o[i], err);
     }

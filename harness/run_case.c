@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "dump.h"
+#include "interface.h"
 #include "judge.h"
 #include "op.h"
 #include "plan.h"
@@ -74,7 +75,9 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
 {
     q4_error err = { 0 };
     q4vk_timing t = { -1 };
-    q4_status st = q4h_gpu_run(*ctx, op, c, in, out, &t, &err);
+    const q4h_iface *iface = q4h_iface_for(opt, c->op);   /* --interface */
+    q4_status st = iface ? q4h_iface_gpu_run(*ctx, iface, op, c, in, out, &t, &err)
+                         : q4h_gpu_run(*ctx, op, c, in, out, &t, &err);
     char oob[Q4_MSG_MAX];
     bool outside = q4vk_take_oob(*ctx, oob, sizeof oob); /* --bounds-check */
     r->gpu_ms = t.gpu_ms;

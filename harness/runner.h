@@ -22,6 +22,8 @@ typedef struct q4h_override {
     size_t n_words;
 } q4h_override;
 
+struct q4h_iface;
+
 typedef struct q4h_run_options {
     q4vk_options vk;           /* device selection, validation, per-submit timeout, faults */
     int repeat;                /* runs per case; the worst verdict counts */
@@ -30,6 +32,8 @@ typedef struct q4h_run_options {
     bool dump_all;             /* dump every case, not only those that are not ok */
     const q4h_override *overrides;
     int n_overrides;
+    const struct q4h_iface *const *interfaces;   /* --interface: one per op, or none */
+    int n_interfaces;
     const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
     double watchdog_s;         /* the parent's limit for one case, all repeats included */
 } q4h_run_options;

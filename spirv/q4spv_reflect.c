@@ -128,6 +128,17 @@ static q4spv_desc descriptor_type(const q4spv_module *m, uint32_t storage,
     return Q4SPV_DESC_OTHER;
 }
 
+/* GLSL's readonly: glslang decorates every member of the block NonWritable. */
+static bool non_writable(const q4spv_module *m, const q4spv_inst *t)
+{
+    if (!t || t->opcode != SpvOpTypeStruct || t->count < 3)
+        return false;
+    for (uint32_t k = 0; k + 2 < t->count; k++)
+        if (!q4spv_decoration(m, t->result_id, k, SpvDecorationNonWritable, NULL))
+            return false;
+    return true;
+}
+
 static int by_set_binding(const void *a, const void *b)
 {
     const q4spv_binding *x = a, *y = b;
@@ -154,7 +165,7 @@ static void local_dim(const q4spv_module *m, uint32_t c, int d, q4spv_interface 
 
 /* LocalSize / LocalSizeId of the main entry, overridden by a WorkgroupSize built-in
  * (as SPIR-V specifies). */
-static void local_size(const q4spv_module *m, uint32_t entry, q4spv_interface *out)
+void q4spv_reflect_local_size(const q4spv_module *m, uint32_t entry, q4spv_interface *out)
 {
     for (int d = 0; d < 3; d++)
         out->local_size_spec[d] = -1;
@@ -230,14 +241,15 @@ q4_status q4spv_reflect(const q4spv_module *m, q4spv_interface *out, q4_error *e
                                    "bindings", Q4SPV_REFLECT_MAX_BINDINGS);
                 const q4spv_inst *t = pointee(m, i->type_id, &count);
                 out->bindings[out->n_bindings++] = (q4spv_binding){
-                    set, binding, descriptor_type(m, storage, t), storage, count, i->result_id };
+                    set, binding, descriptor_type(m, storage, t), storage, count, i->result_id,
+                    non_writable(m, t), t ? type_size(m, t->result_id, 0) : 0 };
             }
         }
     }
     qsort(out->bindings, (size_t)out->n_bindings, sizeof out->bindings[0], by_set_binding);
     qsort(out->spec_ids, (size_t)out->n_spec, sizeof out->spec_ids[0], by_value);
     if (out->main_entry >= 0)
-        local_size(m, out->entries[out->main_entry].id, out);
+        q4spv_reflect_local_size(m, out->entries[out->main_entry].id, out);
     return Q4_OK;
 }
 

@@ -32,6 +32,8 @@ typedef struct q4spv_binding {
     uint32_t storage_class;    /* SpvStorageClass of the variable */
     uint32_t count;            /* array elements; 1 for a single descriptor, 0 unsized */
     uint32_t var;              /* the OpVariable's id */
+    bool non_writable;         /* every member NonWritable (GLSL readonly) */
+    uint64_t block_bytes;      /* size of the block's explicit layout (0: none or unknown) */
 } q4spv_binding;
 
 #define Q4SPV_REFLECT_MAX_ENTRIES 8
@@ -63,6 +65,10 @@ typedef struct q4spv_interface {
 /* Reflects m (parsed, ideally validated). Q4_ERR_ARG when the module declares more
  * entry points, bindings or specialisation constants than the limits above. */
 q4_status q4spv_reflect(const q4spv_module *m, q4spv_interface *out, q4_error *err);
+
+/* The local size of entry point entry_id (an OpEntryPoint's function id) into
+ * out->local_size and out->local_size_spec, as q4spv_reflect does for "main". */
+void q4spv_reflect_local_size(const q4spv_module *m, uint32_t entry_id, q4spv_interface *out);
 
 /* How `got` (a replacement) differs from `want` (the module it replaces), in the
  * things a dispatch of `want` fixes: the GLCompute entry point "main", every

@@ -55,6 +55,6 @@ static const uint32_t q4vk_spv_${SYM}[] = {
     ${words}
 };
 #define Q4VK_ENTRY_${SYM} \\
-    { \"${NAME}\", q4vk_spv_${SYM}, sizeof q4vk_spv_${SYM} / sizeof(uint32_t), ${bindings}u, ${push}u }
+    { \"${NAME}\", q4vk_spv_${SYM}, sizeof q4vk_spv_${SYM} / sizeof(uint32_t), ${bindings}u, ${push}u, NULL, 0u }
 ")
 file(RENAME "${OUT}.tmp" "${OUT}")

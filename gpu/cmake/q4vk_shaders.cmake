@@ -56,7 +56,7 @@ function(q4vk_embed_shaders out_var)
 
 ${includes}
 const q4vk_kernel ${arg_TABLE}[] = {
-${rows}    { NULL, NULL, 0, 0, 0 },
+${rows}    { NULL, NULL, 0, 0, 0, NULL, 0 },
 };
 const int ${arg_TABLE}_count = (int)(sizeof ${arg_TABLE} / sizeof ${arg_TABLE}[0]) - 1;
 ")

@@ -5,6 +5,7 @@
 #include "device_io.h"
 #include "op_support.h"
 #include "outputs.h"
+#include "packed_io.h"
 #include "q4ref.h"
 
 static const char *const kernels[] = { "q4gsw_requant_w4x8", "q4gsw_requant_flat", NULL };
@@ -48,59 +49,22 @@ static q4_status launch(q4vk_context *ctx, const q4_case *c, const q4_inputs *in
     return q4vk_q4gsw_requant(ctx, &a, t, err);
 }
 
-/* SPEC §1b: for odd N4 the upper half (words 2 and 3) of each last block is padding. */
-static void check_padding(const q4_case *c, const uint32_t *words, q4h_output *o)
-{
-    int64_t n8 = q4_n8(c->n);
-    if ((c->n / 4) % 2 == 0)
-        return;
-    for (int64_t k4 = 0; k4 < c->k / 4 && o->padding_ok; k4++)
-        for (int comp = 2; comp < 4; comp++) {
-            int64_t i = 4 * (k4 * n8 + n8 - 1) + comp;
-            if (words[i] != Q4_W4X8_PAD) {
-                o->padding_ok = false;
-                o->padding_bad_at = i;
-                break;
-            }
-        }
-}
-
 /* The codes of both layouts from the words and bytes the GPU wrote (guards already
- * checked); keeps them, as written, for dumps (a repeat replaces the previous run's). */
+ * checked; packed_io.c); keeps them, as written, for dumps (a repeat replaces the
+ * previous run's). Takes words and packed. */
 static q4_status decode(const q4_case *c, uint32_t *words, uint8_t *packed, const size_t *sizes,
                         q4h_outputs *out, q4_error *err)
 {
-    q4h_output *w = &out->o[0], *flat = &out->o[1];
-    check_padding(c, words, w);
-    q4_status st = q4ref_unpack_w4x8(words, c->n, c->k, w->got_code, err);
-    if (st == Q4_OK)
-        st = q4ref_unpack_flat(packed, c->n, c->k, flat->got_code, err);
-    free(w->raw);
-    free(flat->raw);
-    w->raw = words, w->raw_bytes = sizes[0], w->raw_dtype = 'u';
-    flat->raw = packed, flat->raw_bytes = sizes[1], flat->raw_dtype = 'b';
-    return st;
+    q4_status st = q4h_decode_w4x8(c->n, c->k, words, sizes[0], &out->o[0], err);
+    q4_status flat = q4h_decode_flat(c->n, c->k, packed, sizes[1], &out->o[1], err);
+    return st ? st : flat;
 }
 
 static q4_status read_back(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
-                      q4h_outputs *out, q4_error *err)
+                           q4h_outputs *out, q4_error *err)
 {
-    q4h_output *w = &out->o[0], *flat = &out->o[1];
-    size_t sizes[Q4H_MAX_OUTPUTS];
-    output_buffers(c, sizes);
-    uint32_t *words = malloc(sizes[0]);
-    uint8_t *packed = malloc(sizes[1]);
-    q4_status st = !words || !packed
-                       ? q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes", sizes[0] + sizes[1])
-                       : q4h_read(ctx, b[2], words, sizes[0], &w->guard_ok, &w->guard_bad_at, err);
-    if (st == Q4_OK)
-        st = q4h_read(ctx, b[3], packed, sizes[1], &flat->guard_ok, &flat->guard_bad_at, err);
-    if (st != Q4_OK) {
-        free(words);
-        free(packed);
-        return st;
-    }
-    return decode(c, words, packed, sizes, out, err);
+    q4_status st = q4h_read_w4x8_output(ctx, b[2], c->n, c->k, &out->o[0], err);
+    return st ? st : q4h_read_flat_output(ctx, b[3], c->n, c->k, &out->o[1], err);
 }
 
 static q4_status read_host(const q4_case *c, const q4h_host_buffer *b, q4h_outputs *out,

@@ -38,6 +38,11 @@ START_TEST(reflects_every_part)
     ck_assert_uint_eq(f.bindings[2].set, 1);
     ck_assert_uint_eq(f.bindings[2].binding, 0);
     ck_assert_int_eq(f.bindings[2].type, Q4SPV_DESC_UNIFORM_BUFFER);
+    ck_assert(f.bindings[0].non_writable);    /* readonly */
+    ck_assert(!f.bindings[1].non_writable);   /* writeonly */
+    ck_assert(!f.bindings[2].non_writable);   /* a uniform block has no such decoration */
+    ck_assert_uint_eq(f.bindings[2].block_bytes, 16);   /* vec4 p */
+    ck_assert_uint_eq(f.bindings[0].block_bytes, 0);    /* float x[]: unsized */
     ck_assert_uint_eq(f.push_bytes, 16);   /* uint, float, uvec2 at offset 8 */
     ck_assert_int_eq(f.n_spec, 3);
     ck_assert_uint_eq(f.spec_ids[0], 0);

@@ -1,0 +1,191 @@
+/* interface.h: interface files (docs/interface-format.md): how to run one op with the
+ * SPIR-V of another runtime. Read and checked once (interface_file.c, against each
+ * step's module in interface_module.c), then run per case (interface_run.c) through
+ * gpu/'s described dispatches, with the op's tensors converted to and from the file's
+ * layouts in one place (interface_layout.c). What each op offers a file (its tensors,
+ * their roles and layouts, its parameters) is interface_ops.c. */
+#ifndef Q4H_INTERFACE_H
+#define Q4H_INTERFACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "interface_expr.h"
+#include "op.h"
+#include "runner.h"
+
+/* ---------------- what an op offers (interface_ops.c) ---------------- */
+
+typedef enum q4h_layout {
+    Q4H_LAYOUT_FP32, Q4H_LAYOUT_INT32, Q4H_LAYOUT_W4X8, Q4H_LAYOUT_FLAT, Q4H_LAYOUT_SCALES,
+    Q4H_LAYOUT_COUNT
+} q4h_layout;
+const char *q4h_layout_name(q4h_layout l);
+
+typedef enum q4h_role { Q4H_ROLE_IN, Q4H_ROLE_IN_OPTIONAL, Q4H_ROLE_OUT, Q4H_ROLE_INOUT } q4h_role;
+
+typedef struct q4h_if_tensor {
+    const char *name;          /* the file's name (SPEC §2) */
+    q4h_role role;
+    unsigned layouts;          /* bit per q4h_layout allowed */
+    const char *input;         /* the op's input tensor (op->inputs) holding it, or NULL */
+} q4h_if_tensor;
+
+#define Q4H_IF_MAX_TENSORS 6
+#define Q4H_IF_MAX_NAMES 12
+
+typedef struct q4h_if_op {
+    const char *op;
+    q4h_if_tensor tensors[Q4H_IF_MAX_TENSORS];
+    int n_tensors;
+    q4h_xname names[Q4H_IF_MAX_NAMES];
+    int n_names;
+} q4h_if_op;
+
+const q4h_if_op *q4h_if_op_find(const char *op);
+/* The case's values of op->names, in that order. */
+void q4h_if_values(const q4h_if_op *op, const q4_case *c, const q4_inputs *in,
+                   q4h_xval values[Q4H_IF_MAX_NAMES]);
+/* The name of the output (q4h_outputs) that tensor t in layout l fills. */
+const char *q4h_if_output_name(const q4h_if_tensor *t, q4h_layout l);
+
+/* ---------------- a read file ---------------- */
+
+typedef enum q4h_access { Q4H_ACCESS_READ, Q4H_ACCESS_WRITE, Q4H_ACCESS_READ_WRITE } q4h_access;
+typedef enum q4h_ftype { Q4H_F_INT, Q4H_F_UINT, Q4H_F_FLOAT, Q4H_F_IVEC4, Q4H_F_UVEC4,
+                         Q4H_F_VEC4 } q4h_ftype;
+
+typedef struct q4h_if_field {
+    char key[96];              /* its key path, for messages */
+    q4h_ftype type;
+    q4h_expr *value[4];        /* 1 for scalars */
+    uint32_t offset;
+} q4h_if_field;
+
+typedef struct q4h_if_fields {
+    q4h_if_field *f;
+    int n;
+    uint32_t bytes;            /* end of the last field */
+} q4h_if_fields;
+
+/* A distinct (tensor, layout, row stride): one buffer per case. */
+typedef struct q4h_if_buffer {
+    int tensor;                /* index into the op's tensors */
+    q4h_layout layout;
+    q4h_expr *row_stride;      /* scales only; NULL = N */
+    char stride_text[Q4H_EXPR_MAX_CHARS + 1];
+    char key[96];              /* where it was first bound */
+    bool written;
+} q4h_if_buffer;
+
+typedef enum q4h_bind_kind { Q4H_BIND_TENSOR, Q4H_BIND_SCRATCH, Q4H_BIND_UNIFORM } q4h_bind_kind;
+
+typedef struct q4h_if_binding {
+    q4h_bind_kind kind;
+    int index;                 /* buffer or scratch index */
+    q4h_access access;
+    q4h_if_fields uniform;
+    char key[96];
+} q4h_if_binding;
+
+typedef struct q4h_if_spec {
+    uint32_t id;
+    q4h_ftype type;            /* int, uint or float */
+    q4h_expr *value;
+    char key[96];
+} q4h_if_spec;
+
+#define Q4H_IF_MAX_STEPS 8
+
+typedef struct q4h_if_step {
+    char name[32];
+    char kernel[64];           /* OP.NAME */
+    char spirv[512];           /* the path as resolved */
+    char entry[64];
+    uint32_t *words;
+    size_t n_words;
+    q4h_expr *local[3];
+    int n_local_ids;           /* dimensions whose size goes through a constant */
+    int64_t local_id[3];       /* its id, or -1: the module's literal */
+    q4h_if_spec spec[Q4VK_MAX_SPEC];
+    int n_spec;
+    q4h_if_fields push;
+    q4h_if_binding bind[Q4VK_MAX_BINDINGS];
+    int n_bind;
+    q4h_expr *groups[3];
+    bool fold;
+} q4h_if_step;
+
+typedef struct q4h_if_scratch {
+    char name[32];
+    q4h_expr *bytes;
+    char key[64];
+} q4h_if_scratch;
+
+#define Q4H_IF_MAX_BUFFERS 12
+#define Q4H_IF_MAX_SCRATCH 8
+
+typedef struct q4h_iface {
+    char path[512];
+    const q4h_if_op *op;
+    q4h_if_step steps[Q4H_IF_MAX_STEPS];
+    int n_steps;
+    q4h_if_scratch scratch[Q4H_IF_MAX_SCRATCH];
+    int n_scratch;
+    q4h_if_buffer buffers[Q4H_IF_MAX_BUFFERS];
+    int n_buffers;
+} q4h_iface;
+
+/* Reads and checks the file at path, and every step's module (interface_module.c).
+ * Any problem is Q4_ERR_ARG "PATH: KEY: sentence" (Q4_ERR_NOMEM for memory). */
+q4_status q4h_iface_load(const char *path, q4h_iface **out, q4_error *err);
+/* The same from text already read; `path` names it and anchors relative paths. */
+q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_iface **out,
+                          q4_error *err);
+void q4h_iface_free(q4h_iface *f);
+
+/* interface_module.c: checks step s against its module's reflection. */
+q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_error *err);
+
+/* ---------------- a run's files (interface_cli.c) ---------------- */
+
+/* Loads each path (one file per op: a second file of an op is Q4_ERR_ARG). */
+q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, q4_error *err);
+void q4h_ifaces_free(q4h_iface **f, size_t n);
+/* ov followed by every step's module of f, as overrides (kernel = OP.STEP), for the
+ * probes of --shader-coverage and --bounds-check; *out is malloc'ed (the words stay
+ * f's). */
+q4_status q4h_ifaces_modules(const q4h_override *ov, int n_ov, q4h_iface *const *f, size_t n,
+                             q4h_override **out, int *n_out, q4_error *err);
+
+/* ---------------- running a case (interface_run.c) ---------------- */
+
+/* The file of run options for op, or NULL. */
+const q4h_iface *q4h_iface_for(const q4h_run_options *opt, const char *op);
+/* One judged GPU run of case c through f, filling out's results as op->read would. */
+q4_status q4h_iface_gpu_run(q4vk_context *ctx, const q4h_iface *f, const q4h_op *op,
+                            const q4_case *c, const q4_inputs *in, q4h_outputs *out,
+                            q4vk_timing *t, q4_error *err);
+
+/* ---------------- layouts (interface_layout.c) ---------------- */
+
+/* Bytes of a buffer in layout l for case c: `count` elements for fp32 and int32,
+ * `stride` floats per row of scales (>= N). */
+size_t q4h_layout_bytes(q4h_layout l, const q4_case *c, int64_t count, int64_t stride);
+/* The contents of a buffer in layout l (`bytes` of them) made from the op's input
+ * tensor t: malloc'ed into *data. */
+q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, int64_t stride,
+                          size_t bytes, void **data, q4_error *err);
+/* Reads output o from buf written in layout l (values, guard and padding checks). */
+q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, const q4_case *c,
+                          q4h_output *o, q4_error *err);
+
+/* ---------------- `q4cts kernels --interface NAME` (interface_builtin.c) ---------------- */
+
+/* Writes the interface file of built-in kernel `name` to f; Q4_ERR_ARG naming the
+ * kernels that have one when it has none. */
+q4_status q4h_iface_print_builtin(const char *name, FILE *f, q4_error *err);
+
+#endif

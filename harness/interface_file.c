@@ -1,0 +1,739 @@
+/* interface_file.c: reading an interface file (docs/interface-format.md) with json-c
+ * into a q4h_iface, with every rule of "What is checked" that needs no module: keys,
+ * types, tensors, layouts, accesses, expressions, bindings and scratch buffers; then
+ * each step's module is checked by interface_module.c. Every message starts with
+ * "PATH: KEY-PATH:". Order: messages and JSON helpers, expressions and fields,
+ * bindings, steps, the file's whole-op rules, load and free. */
+#include "interface.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+
+typedef struct reader {
+    const char *path;
+    char dir[512];             /* the file's folder, with its '/' ("" for none) */
+    q4h_iface *f;
+    q4_error *err;
+} reader;
+
+static q4_status bad(reader *r, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static q4_status bad(reader *r, const char *key, const char *fmt, ...)
+{
+    char shown[Q4_ECHO_MAX], text[Q4_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    return q4_fail(r->err, Q4_ERR_ARG, "%s: %s: %s", q4_echo(r->path, shown, sizeof shown), key,
+                   text);
+}
+
+/* Refuses keys of obj outside `allowed` and a missing one of `required` (both
+ * NULL-terminated). */
+static q4_status keys(reader *r, const char *key, json_object *obj, const char *const *allowed,
+                      const char *const *required)
+{
+    json_object_object_foreach(obj, k, v) {
+        (void)v;
+        int i = 0;
+        while (allowed[i] && strcmp(allowed[i], k))
+            i++;
+        if (!allowed[i]) {
+            char list[256] = "", shown[Q4_ECHO_MAX];
+            for (int j = 0; allowed[j]; j++) {
+                size_t len = strlen(list);
+                snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "", allowed[j]);
+            }
+            return bad(r, key, "unknown key \"%s\" (expected: %s)", q4_echo(k, shown, sizeof shown),
+                       list);
+        }
+    }
+    for (int i = 0; required[i]; i++)
+        if (!json_object_object_get_ex(obj, required[i], NULL))
+            return bad(r, key, "missing key \"%s\"", required[i]);
+    return Q4_OK;
+}
+
+static q4_status want_type(reader *r, const char *key, json_object *v, json_type t)
+{
+    if (json_object_get_type(v) == t)
+        return Q4_OK;
+    return bad(r, key, "expected %s %s, got %s", t == json_type_array || t == json_type_object
+               ? "an" : "a", json_type_to_name(t), json_type_to_name(json_object_get_type(v)));
+}
+
+/* A string member into dst; `what` says what it must be. */
+static q4_status get_string(reader *r, const char *key, json_object *v, char *dst, size_t size)
+{
+    q4_status st = want_type(r, key, v, json_type_string);
+    if (st == Q4_OK && (json_object_get_string_len(v) == 0 ||
+                        (size_t)json_object_get_string_len(v) >= size))
+        return bad(r, key, "expected 1 to %zu characters, got %d", size - 1,
+                   json_object_get_string_len(v));
+    if (st == Q4_OK)
+        snprintf(dst, size, "%s", json_object_get_string(v));
+    return st;
+}
+
+/* An integer member in [lo, hi]. */
+static q4_status get_int(reader *r, const char *key, json_object *v, int64_t lo, int64_t hi,
+                         int64_t *out)
+{
+    q4_status st = want_type(r, key, v, json_type_int);
+    if (st == Q4_OK) {
+        errno = 0;
+        *out = json_object_get_int64(v);
+        if (errno || *out < lo || *out > hi)
+            return bad(r, key, "expected an integer from %lld to %lld", (long long)lo,
+                       (long long)hi);
+    }
+    return st;
+}
+
+/* A name of a step or scratch buffer: 1-31 of [a-z0-9_]. */
+static q4_status get_name(reader *r, const char *key, json_object *v, char dst[32])
+{
+    q4_status st = get_string(r, key, v, dst, 32);
+    for (const char *c = dst; st == Q4_OK && *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return bad(r, key, "'%c' is not allowed in a name (use a-z, 0-9 and _)", *c);
+    return st;
+}
+
+/* Index of s in list (NULL-terminated), or -1 with an error naming the choices. */
+static int choice(reader *r, const char *key, json_object *v, const char *const *list,
+                  const char *what)
+{
+    char text[64];
+    if (get_string(r, key, v, text, sizeof text) != Q4_OK)
+        return -1;
+    char all[256] = "";
+    for (int i = 0; list[i]; i++) {
+        if (!strcmp(list[i], text))
+            return i;
+        size_t len = strlen(all);
+        snprintf(all + len, sizeof all - len, "%s\"%s\"", i ? ", " : "", list[i]);
+    }
+    char shown[Q4_ECHO_MAX];
+    bad(r, key, "unknown %s \"%s\" (expected one of %s)", what,
+        q4_echo(text, shown, sizeof shown), all);
+    return -1;
+}
+
+/* ---------------- expressions and typed fields ---------------- */
+
+/* An expression (a string) or a JSON number; `integer`: its value must be an integer. */
+static q4_status get_expr(reader *r, const char *key, json_object *v, bool integer,
+                          q4h_expr **out)
+{
+    char msg[Q4_MSG_MAX];
+    *out = NULL;
+    switch (json_object_get_type(v)) {
+    case json_type_int:
+        errno = 0;
+        *out = q4h_expr_constant((q4h_xval){ Q4H_X_INT, json_object_get_int64(v), 0 });
+        if (errno)
+            return bad(r, key, "the integer does not fit in 64 bits");
+        break;
+    case json_type_double:
+        *out = q4h_expr_constant((q4h_xval){ Q4H_X_REAL, 0, json_object_get_double(v) });
+        break;
+    case json_type_string:
+        if (!q4h_expr_parse(json_object_get_string(v), r->f->op->names, r->f->op->n_names, out,
+                            msg, sizeof msg))
+            return bad(r, key, "bad expression: %s", msg);
+        break;
+    default:
+        return bad(r, key, "expected a number or an expression string, got %s",
+                   json_type_to_name(json_object_get_type(v)));
+    }
+    if (!*out)
+        return q4_fail(r->err, Q4_ERR_NOMEM, "out of memory reading %s", key);
+    if (integer && q4h_expr_type(*out) != Q4H_X_INT)
+        return bad(r, key, "the value is real where an integer is needed");
+    return Q4_OK;
+}
+
+static const char *const ftypes[] = { "int", "uint", "float", "ivec4", "uvec4", "vec4", NULL };
+
+static q4_status get_fields(reader *r, const char *key, json_object *arr, q4h_if_fields *out)
+{
+    static const char *const allowed[] = { "name", "type", "value", NULL };
+    q4_status st = want_type(r, key, arr, json_type_array);
+    size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
+    if (st == Q4_OK && n > 32)
+        return bad(r, key, "%zu fields; at most 32 are allowed", n);
+    if (n && !(out->f = calloc(n, sizeof *out->f)))
+        return q4_fail(r->err, Q4_ERR_NOMEM, "out of memory reading %s", key);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *v;
+        q4h_if_field *fd = &out->f[out->n++];
+        char fkey[128], name[32];
+        snprintf(fd->key, sizeof fd->key, "%.70s[%d]", key, (int)i);
+        if ((st = want_type(r, fd->key, o, json_type_object)) ||
+            (st = keys(r, fd->key, o, allowed, allowed)))
+            break;
+        snprintf(fkey, sizeof fkey, "%.80s.name", fd->key);
+        json_object_object_get_ex(o, "name", &v);
+        if ((st = get_string(r, fkey, v, name, sizeof name)))
+            break;
+        snprintf(fkey, sizeof fkey, "%.80s.type", fd->key);
+        json_object_object_get_ex(o, "type", &v);
+        int t = choice(r, fkey, v, ftypes, "field type");
+        if (t < 0)
+            return r->err->status;
+        fd->type = (q4h_ftype)t;
+        const bool vec = t >= Q4H_F_IVEC4, integer = t != Q4H_F_FLOAT && t != Q4H_F_VEC4;
+        const uint32_t size = vec ? 16 : 4;
+        fd->offset = (out->bytes + size - 1) / size * size;
+        out->bytes = fd->offset + size;
+        snprintf(fkey, sizeof fkey, "%.80s.value", fd->key);
+        json_object_object_get_ex(o, "value", &v);
+        if (!vec) {
+            st = get_expr(r, fkey, v, integer, &fd->value[0]);
+        } else if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 4) {
+            st = bad(r, fkey, "a %s takes an array of 4 values", ftypes[t]);
+        } else {
+            for (size_t c = 0; c < 4 && st == Q4_OK; c++) {
+                char ckey[144];
+                snprintf(ckey, sizeof ckey, "%.80s[%zu]", fkey, c);
+                st = get_expr(r, ckey, json_object_array_get_idx(v, c), integer, &fd->value[c]);
+            }
+        }
+    }
+    return st;
+}
+
+/* ---------------- bindings ---------------- */
+
+static const char *const layouts[] = { "fp32", "int32", "w4x8", "flat", "scales", NULL };
+static const char *const accesses[] = { "read", "write", "read_write", NULL };
+
+/* The buffer of (tensor t, layout l, stride text), added on first use. */
+static q4_status buffer_of(reader *r, const char *key, int t, q4h_layout l, json_object *stride,
+                           int *index)
+{
+    q4h_iface *f = r->f;
+    const char *text = stride ? json_object_to_json_string(stride) : "";
+    for (int i = 0; i < f->n_buffers; i++)
+        if (f->buffers[i].tensor == t && f->buffers[i].layout == l &&
+            !strcmp(f->buffers[i].stride_text, text)) {
+            *index = i;
+            return Q4_OK;
+        }
+    if (f->n_buffers == Q4H_IF_MAX_BUFFERS)
+        return bad(r, key, "more than %d distinct tensor buffers", Q4H_IF_MAX_BUFFERS);
+    q4h_if_buffer *b = &f->buffers[f->n_buffers];
+    *b = (q4h_if_buffer){ .tensor = t, .layout = l };
+    snprintf(b->stride_text, sizeof b->stride_text, "%s", text);
+    snprintf(b->key, sizeof b->key, "%s", key);
+    q4_status st = Q4_OK;
+    if (stride) {
+        char skey[96];
+        snprintf(skey, sizeof skey, "%.80s.row_stride", key);
+        st = get_expr(r, skey, stride, true, &b->row_stride);
+    }
+    *index = f->n_buffers++;   /* owned by f from here, even on error */
+    return st;
+}
+
+static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
+{
+    static const char *const allowed[] = { "binding", "set", "tensor", "layout", "access",
+                                           "row_stride", NULL };
+    static const char *const required[] = { "binding", "tensor", "layout", "access", NULL };
+    const q4h_if_op *op = r->f->op;
+    json_object *v, *stride = NULL;
+    char name[32], k[96];
+    q4_status st = keys(r, key, o, allowed, required);
+    snprintf(k, sizeof k, "%.80s.tensor", key);
+    json_object_object_get_ex(o, "tensor", &v);
+    if (st || (st = get_string(r, k, v, name, sizeof name)))
+        return st;
+    int t = 0;
+    while (t < op->n_tensors && strcmp(op->tensors[t].name, name))
+        t++;
+    if (t == op->n_tensors) {
+        char list[128] = "";
+        for (int i = 0; i < op->n_tensors; i++) {
+            size_t len = strlen(list);
+            snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", op->tensors[i].name);
+        }
+        return bad(r, k, "op %s has no tensor \"%s\" (its tensors: %s)", op->op, name, list);
+    }
+    const q4h_if_tensor *tn = &op->tensors[t];
+    snprintf(k, sizeof k, "%.80s.layout", key);
+    json_object_object_get_ex(o, "layout", &v);
+    int l = choice(r, k, v, layouts, "layout");
+    if (l < 0)
+        return r->err->status;
+    if (!(tn->layouts >> l & 1)) {
+        char list[96] = "";
+        for (int i = 0; i < Q4H_LAYOUT_COUNT; i++)
+            if (tn->layouts >> i & 1) {
+                size_t len = strlen(list);
+                snprintf(list + len, sizeof list - len, "%s\"%s\"", len ? " or " : "", layouts[i]);
+            }
+        return bad(r, k, "tensor %s of op %s cannot have layout \"%s\" (expected %s)", name,
+                   op->op, layouts[l], list);
+    }
+    snprintf(k, sizeof k, "%.80s.access", key);
+    json_object_object_get_ex(o, "access", &v);
+    int a = choice(r, k, v, accesses, "access");
+    if (a < 0)
+        return r->err->status;
+    b->access = (q4h_access)a;
+    if ((tn->role == Q4H_ROLE_IN || tn->role == Q4H_ROLE_IN_OPTIONAL) && a != Q4H_ACCESS_READ)
+        return bad(r, k, "tensor %s is an input of op %s: its access must be \"read\"", name,
+                   op->op);
+    if (tn->role == Q4H_ROLE_INOUT && a != Q4H_ACCESS_READ_WRITE)
+        return bad(r, k, "op %s updates tensor %s in place: its access must be \"read_write\"",
+                   op->op, name);
+    if (json_object_object_get_ex(o, "row_stride", &stride) && l != Q4H_LAYOUT_SCALES) {
+        snprintf(k, sizeof k, "%.80s.row_stride", key);
+        return bad(r, k, "only layout \"scales\" has a row stride");
+    }
+    b->kind = Q4H_BIND_TENSOR;
+    st = buffer_of(r, key, t, (q4h_layout)l, stride, &b->index);
+    if (st == Q4_OK && a != Q4H_ACCESS_READ)
+        r->f->buffers[b->index].written = true;
+    return st;
+}
+
+static q4_status scratch_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
+{
+    static const char *const allowed[] = { "binding", "set", "scratch", NULL };
+    static const char *const required[] = { "binding", "scratch", NULL };
+    json_object *v;
+    char name[32], k[96];
+    q4_status st = keys(r, key, o, allowed, required);
+    snprintf(k, sizeof k, "%.80s.scratch", key);
+    json_object_object_get_ex(o, "scratch", &v);
+    if (st || (st = get_string(r, k, v, name, sizeof name)))
+        return st;
+    for (int i = 0; i < r->f->n_scratch; i++)
+        if (!strcmp(r->f->scratch[i].name, name)) {
+            b->kind = Q4H_BIND_SCRATCH;
+            b->index = i;
+            b->access = Q4H_ACCESS_READ_WRITE;
+            return Q4_OK;
+        }
+    return bad(r, k, "no scratch buffer \"%s\" is declared (top-level \"scratch\")", name);
+}
+
+static q4_status uniform_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
+{
+    static const char *const allowed[] = { "binding", "set", "uniform", NULL };
+    static const char *const required[] = { "binding", "uniform", NULL };
+    json_object *v;
+    char k[96];
+    q4_status st = keys(r, key, o, allowed, required);
+    snprintf(k, sizeof k, "%.80s.uniform", key);
+    json_object_object_get_ex(o, "uniform", &v);
+    b->kind = Q4H_BIND_UNIFORM;
+    b->access = Q4H_ACCESS_READ;
+    if (st == Q4_OK && (st = get_fields(r, k, v, &b->uniform)) == Q4_OK && b->uniform.n == 0)
+        st = bad(r, k, "a uniform buffer needs at least one field");
+    return st;
+}
+
+static q4_status get_bindings(reader *r, const char *key, json_object *arr, q4h_if_step *s)
+{
+    q4_status st = want_type(r, key, arr, json_type_array);
+    size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
+    uint32_t seen = 0;
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *v;
+        char k[96], kk[128];
+        int64_t num;
+        snprintf(k, sizeof k, "%.60s[%zu]", key, i);
+        if ((st = want_type(r, k, o, json_type_object)))
+            break;
+        snprintf(kk, sizeof kk, "%.80s.set", k);
+        if (json_object_object_get_ex(o, "set", &v) && (st = get_int(r, kk, v, 0, 0, &num)))
+            return bad(r, kk, "only descriptor set 0 is allowed (q4cts's probes use set 1)");
+        snprintf(kk, sizeof kk, "%.80s.binding", k);
+        if (!json_object_object_get_ex(o, "binding", &v))
+            return bad(r, k, "missing key \"binding\"");
+        if ((st = get_int(r, kk, v, 0, Q4VK_MAX_BINDINGS - 1, &num)))
+            break;
+        if (seen >> num & 1)
+            return bad(r, kk, "binding %lld is described twice", (long long)num);
+        seen |= 1u << num;
+        q4h_if_binding *b = &s->bind[num];
+        snprintf(b->key, sizeof b->key, "%s", k);
+        int kinds = json_object_object_get_ex(o, "tensor", NULL) +
+                    json_object_object_get_ex(o, "scratch", NULL) +
+                    json_object_object_get_ex(o, "uniform", NULL);
+        if (kinds != 1)
+            return bad(r, k, "a binding is exactly one of \"tensor\", \"scratch\" or \"uniform\"");
+        st = json_object_object_get_ex(o, "tensor", NULL)    ? tensor_binding(r, k, o, b)
+             : json_object_object_get_ex(o, "scratch", NULL) ? scratch_binding(r, k, o, b)
+                                                             : uniform_binding(r, k, o, b);
+        s->n_bind = s->n_bind > (int)num + 1 ? s->n_bind : (int)num + 1;
+    }
+    if (st == Q4_OK && seen != (1u << s->n_bind) - 1) {
+        int gap = 0;
+        while (seen >> gap & 1)
+            gap++;
+        return bad(r, key, "bindings must be numbered 0 to n-1; binding %d is missing", gap);
+    }
+    if (st == Q4_OK && n == 0)
+        return bad(r, key, "a step needs at least one binding");
+    return st;
+}
+
+/* ---------------- steps ---------------- */
+
+static q4_status get_three(reader *r, const char *key, json_object *v, q4h_expr *out[3])
+{
+    if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 3)
+        return bad(r, key, "expected an array of 3 values (x, y, z)");
+    q4_status st = Q4_OK;
+    for (size_t d = 0; d < 3 && st == Q4_OK; d++) {
+        char k[96];
+        snprintf(k, sizeof k, "%.80s[%zu]", key, d);
+        st = get_expr(r, k, json_object_array_get_idx(v, d), true, &out[d]);
+    }
+    return st;
+}
+
+static q4_status get_spec(reader *r, const char *key, json_object *arr, q4h_if_step *s)
+{
+    static const char *const allowed[] = { "id", "type", "value", NULL };
+    static const char *const spec_types[] = { "int", "uint", "float", NULL };
+    q4_status st = want_type(r, key, arr, json_type_array);
+    size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *v;
+        char k[96], kk[112];
+        int64_t id;
+        snprintf(k, sizeof k, "%.80s[%zu]", key, i);
+        if ((st = want_type(r, k, o, json_type_object)) || (st = keys(r, k, o, allowed, allowed)))
+            break;
+        if (s->n_spec + s->n_local_ids == Q4VK_MAX_SPEC)
+            return bad(r, k, "more than %d specialisation constants in one step (local size ids "
+                       "included)", Q4VK_MAX_SPEC);
+        q4h_if_spec *sp = &s->spec[s->n_spec++];
+        snprintf(sp->key, sizeof sp->key, "%s", k);
+        snprintf(kk, sizeof kk, "%.80s.id", k);
+        json_object_object_get_ex(o, "id", &v);
+        if ((st = get_int(r, kk, v, 0, UINT32_MAX, &id)))
+            break;
+        sp->id = (uint32_t)id;
+        for (int j = 0; j < s->n_spec - 1; j++)
+            if (s->spec[j].id == sp->id)
+                return bad(r, kk, "specialisation constant %u is given twice", sp->id);
+        for (int d = 0; d < 3; d++)
+            if (s->local_id[d] == (int64_t)sp->id)
+                return bad(r, kk, "specialisation constant %u is already a local_size_ids entry",
+                           sp->id);
+        snprintf(kk, sizeof kk, "%.80s.type", k);
+        json_object_object_get_ex(o, "type", &v);
+        int t = choice(r, kk, v, spec_types, "specialisation constant type");
+        if (t < 0)
+            return r->err->status;
+        sp->type = (q4h_ftype)t;
+        snprintf(kk, sizeof kk, "%.80s.value", k);
+        json_object_object_get_ex(o, "value", &v);
+        st = get_expr(r, kk, v, t != Q4H_F_FLOAT, &sp->value);
+    }
+    return st;
+}
+
+static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_step *s)
+{
+    static const char *const allowed[] = { "name", "spirv", "entry", "local_size",
+                                           "local_size_ids", "spec_constants", "bindings",
+                                           "push_constants", "workgroups", "fold", NULL };
+    static const char *const required[] = { "name", "spirv", "local_size", "bindings",
+                                            "workgroups", NULL };
+    json_object *v;
+    char k[64], path[512];
+    q4_status st = want_type(r, key, o, json_type_object);
+    if (st || (st = keys(r, key, o, allowed, required)))
+        return st;
+    snprintf(k, sizeof k, "%.80s.name", key);
+    json_object_object_get_ex(o, "name", &v);
+    if ((st = get_name(r, k, v, s->name)))
+        return st;
+    for (const q4h_if_step *p = r->f->steps; p < s; p++)
+        if (!strcmp(p->name, s->name))
+            return bad(r, k, "two steps are named \"%s\"", s->name);
+    char kernel[sizeof s->kernel + 32] = "";
+    snprintf(kernel, sizeof kernel, "%s.%s", r->f->op->op, s->name);
+    memcpy(s->kernel, kernel, sizeof s->kernel - 1);
+    snprintf(k, sizeof k, "%.80s.entry", key);
+    snprintf(s->entry, sizeof s->entry, "main");
+    if (json_object_object_get_ex(o, "entry", &v) && (st = get_string(r, k, v, s->entry,
+                                                                      sizeof s->entry)))
+        return st;
+    for (int d = 0; d < 3; d++)
+        s->local_id[d] = -1;
+    snprintf(k, sizeof k, "%.80s.local_size_ids", key);
+    if (json_object_object_get_ex(o, "local_size_ids", &v)) {
+        if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 3)
+            return bad(r, k, "expected an array of 3 specialisation ids (null: a literal size)");
+        for (size_t d = 0; d < 3; d++) {
+            char kk[96];
+            json_object *id = json_object_array_get_idx(v, d);
+            snprintf(kk, sizeof kk, "%.80s[%zu]", k, d);
+            if (!id)   /* null */
+                continue;
+            if ((st = get_int(r, kk, id, 0, UINT32_MAX, &s->local_id[d])))
+                return st;
+            s->n_local_ids++;
+            for (size_t e = 0; e < d; e++)
+                if (s->local_id[e] == s->local_id[d])
+                    return bad(r, kk, "id %lld is given twice", (long long)s->local_id[d]);
+        }
+    }
+    snprintf(k, sizeof k, "%.80s.local_size", key);
+    json_object_object_get_ex(o, "local_size", &v);
+    if ((st = get_three(r, k, v, s->local)))
+        return st;
+    snprintf(k, sizeof k, "%.80s.spec_constants", key);
+    if (json_object_object_get_ex(o, "spec_constants", &v) && (st = get_spec(r, k, v, s)))
+        return st;
+    snprintf(k, sizeof k, "%.80s.push_constants", key);
+    if (json_object_object_get_ex(o, "push_constants", &v) &&
+        (st = get_fields(r, k, v, &s->push)))
+        return st;
+    if (s->push.bytes > 128)
+        return bad(r, k, "the push constants fill %u bytes; at most 128 are allowed (Vulkan's "
+                   "guaranteed maxPushConstantsSize)", s->push.bytes);
+    snprintf(k, sizeof k, "%.80s.bindings", key);
+    json_object_object_get_ex(o, "bindings", &v);
+    if ((st = get_bindings(r, k, v, s)))
+        return st;
+    snprintf(k, sizeof k, "%.80s.workgroups", key);
+    json_object_object_get_ex(o, "workgroups", &v);
+    if ((st = get_three(r, k, v, s->groups)))
+        return st;
+    snprintf(k, sizeof k, "%.80s.fold", key);
+    if (json_object_object_get_ex(o, "fold", &v)) {
+        if ((st = want_type(r, k, v, json_type_boolean)))
+            return st;
+        s->fold = json_object_get_boolean(v);
+    }
+    snprintf(k, sizeof k, "%.80s.spirv", key);
+    json_object_object_get_ex(o, "spirv", &v);
+    if ((st = get_string(r, k, v, path, sizeof path)))
+        return st;
+    if (strlen(r->dir) + strlen(path) >= sizeof s->spirv)
+        return bad(r, k, "the path is longer than %zu characters", sizeof s->spirv - 1);
+    snprintf(s->spirv, sizeof s->spirv, "%s", path[0] == '/' ? "" : r->dir);
+    strcat(s->spirv, path);
+    char what[640];
+    snprintf(what, sizeof what, "%s: %s", r->path, k);
+    return q4h_read_spirv(s->spirv, what, &s->words, &s->n_words, r->err);
+}
+
+/* ---------------- the op as a whole ---------------- */
+
+static q4_status get_scratch(reader *r, json_object *arr)
+{
+    static const char *const allowed[] = { "name", "bytes", NULL };
+    q4_status st = want_type(r, "scratch", arr, json_type_array);
+    size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
+    if (n > Q4H_IF_MAX_SCRATCH)
+        return bad(r, "scratch", "%zu scratch buffers; at most %d are allowed", n,
+                   Q4H_IF_MAX_SCRATCH);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *v;
+        q4h_if_scratch *sc = &r->f->scratch[r->f->n_scratch++];
+        char k[96];
+        snprintf(sc->key, sizeof sc->key, "scratch[%zu]", i);
+        if ((st = want_type(r, sc->key, o, json_type_object)) ||
+            (st = keys(r, sc->key, o, allowed, allowed)))
+            break;
+        snprintf(k, sizeof k, "%.80s.name", sc->key);
+        json_object_object_get_ex(o, "name", &v);
+        if ((st = get_name(r, k, v, sc->name)))
+            break;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(r->f->scratch[j].name, sc->name))
+                return bad(r, k, "two scratch buffers are named \"%s\"", sc->name);
+        snprintf(k, sizeof k, "%.80s.bytes", sc->key);
+        json_object_object_get_ex(o, "bytes", &v);
+        st = get_expr(r, k, v, true, &sc->bytes);
+    }
+    return st;
+}
+
+/* Inputs bound, outputs written, every buffer of an output written, scratch used. */
+static q4_status whole_op(reader *r)
+{
+    const q4h_iface *f = r->f;
+    const q4h_if_op *op = f->op;
+    for (int t = 0; t < op->n_tensors; t++) {
+        const q4h_if_tensor *tn = &op->tensors[t];
+        bool bound = false;
+        for (int b = 0; b < f->n_buffers; b++) {
+            if (f->buffers[b].tensor != t)
+                continue;
+            bound = true;
+            if (tn->role >= Q4H_ROLE_OUT && !f->buffers[b].written)
+                return bad(r, f->buffers[b].key, "output %s (layout %s) is bound but never "
+                           "written: give one of its bindings access \"write\"", tn->name,
+                           layouts[f->buffers[b].layout]);
+        }
+        if (!bound && tn->role != Q4H_ROLE_IN_OPTIONAL)
+            return bad(r, "steps", "no step binds tensor %s of op %s (its %s)", tn->name, op->op,
+                       tn->role == Q4H_ROLE_IN ? "input" : "output");
+    }
+    for (int i = 0; i < f->n_scratch; i++) {
+        bool used = false;
+        for (int s = 0; s < f->n_steps; s++)
+            for (int b = 0; b < f->steps[s].n_bind; b++)
+                used |= f->steps[s].bind[b].kind == Q4H_BIND_SCRATCH &&
+                        f->steps[s].bind[b].index == i;
+        if (!used)
+            return bad(r, f->scratch[i].key, "scratch buffer \"%s\" is never bound",
+                       f->scratch[i].name);
+    }
+    return Q4_OK;
+}
+
+static q4_status read_root(reader *r, json_object *root)
+{
+    static const char *const allowed[] = { "format", "op", "scratch", "steps", NULL };
+    static const char *const required[] = { "format", "op", "steps", NULL };
+    json_object *v;
+    char text[64];
+    q4_status st = want_type(r, "(top level)", root, json_type_object);
+    if (st || (st = keys(r, "(top level)", root, allowed, required)))
+        return st;
+    json_object_object_get_ex(root, "format", &v);
+    if ((st = get_string(r, "format", v, text, sizeof text)))
+        return st;
+    if (strcmp(text, "q4cts-interface-1"))
+        return bad(r, "format", "expected \"q4cts-interface-1\"");
+    json_object_object_get_ex(root, "op", &v);
+    if ((st = get_string(r, "op", v, text, sizeof text)))
+        return st;
+    if (!(r->f->op = q4h_if_op_find(text))) {
+        char shown[Q4_ECHO_MAX];
+        return bad(r, "op", "unknown op \"%s\" (see SPEC §2: dequantize, linear_q4gsw, "
+                   "linear_q4gsw_backward, linear_dW, fused_ce, adamw_step, q4gsw_requant)",
+                   q4_echo(text, shown, sizeof shown));
+    }
+    if (json_object_object_get_ex(root, "scratch", &v) && (st = get_scratch(r, v)))
+        return st;
+    json_object_object_get_ex(root, "steps", &v);
+    if ((st = want_type(r, "steps", v, json_type_array)))
+        return st;
+    size_t n = json_object_array_length(v);
+    if (n < 1 || n > Q4H_IF_MAX_STEPS)
+        return bad(r, "steps", "%zu steps; expected 1 to %d", n, Q4H_IF_MAX_STEPS);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "steps[%zu]", i);
+        st = get_step(r, k, json_object_array_get_idx(v, i), &r->f->steps[r->f->n_steps++]);
+    }
+    if (st == Q4_OK)
+        st = whole_op(r);
+    /* the modules last: a file's own mistakes are reported before any mismatch */
+    for (int i = 0; i < r->f->n_steps && st == Q4_OK; i++)
+        st = q4h_iface_check_module(r->f, &r->f->steps[i], r->err);
+    return st;
+}
+
+/* ---------------- load and free ---------------- */
+
+q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_iface **out,
+                          q4_error *err)
+{
+    reader r = { .path = path, .err = err };
+    const char *slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path) + 1 < sizeof r.dir)
+        snprintf(r.dir, sizeof r.dir, "%.*s", (int)(slash - path) + 1, path);
+    *out = NULL;
+    if (!(r.f = calloc(1, sizeof *r.f)))
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory reading %s", path);
+    snprintf(r.f->path, sizeof r.f->path, "%s", path);
+    json_tokener *tok = json_tokener_new();
+    json_object *root = NULL;
+    q4_status st = Q4_OK;
+    if (!tok) {
+        st = q4_fail(err, Q4_ERR_NOMEM, "out of memory reading %s", path);
+    } else if (size > INT32_MAX) {
+        st = bad(&r, "(top level)", "the file is larger than 2 GiB");
+    } else {
+        root = json_tokener_parse_ex(tok, text, (int)size);
+        enum json_tokener_error e = json_tokener_get_error(tok);
+        if (e == json_tokener_continue)
+            st = bad(&r, "(top level)", "the JSON ends early");
+        else if (e != json_tokener_success)
+            st = bad(&r, "(top level)", "not valid JSON at byte %zu: %s",
+                     json_tokener_get_parse_end(tok), json_tokener_error_desc(e));
+        else if (json_tokener_get_parse_end(tok) < size)
+            st = bad(&r, "(top level)", "text after the JSON object at byte %zu",
+                     json_tokener_get_parse_end(tok));
+        else
+            st = read_root(&r, root);
+    }
+    json_object_put(root);
+    if (tok)
+        json_tokener_free(tok);
+    if (st != Q4_OK) {
+        q4h_iface_free(r.f);
+        return st;
+    }
+    *out = r.f;
+    return Q4_OK;
+}
+
+q4_status q4h_iface_load(const char *path, q4h_iface **out, q4_error *err)
+{
+    size_t size;
+    char *text = q4h_read_file(path, &size);
+    if (!text) {
+        char shown[Q4_ECHO_MAX];
+        *out = NULL;
+        return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
+                       "--interface: cannot read %s: %s", q4_echo(path, shown, sizeof shown),
+                       strerror(errno));
+    }
+    q4_status st = q4h_iface_parse(path, text, size, out, err);
+    free(text);
+    return st;
+}
+
+static void fields_free(q4h_if_fields *fs)
+{
+    for (int i = 0; i < fs->n; i++)
+        for (int c = 0; c < 4; c++)
+            q4h_expr_free(fs->f[i].value[c]);
+    free(fs->f);
+}
+
+void q4h_iface_free(q4h_iface *f)
+{
+    if (!f)
+        return;
+    for (int s = 0; s < f->n_steps; s++) {
+        q4h_if_step *st = &f->steps[s];
+        free(st->words);
+        for (int d = 0; d < 3; d++) {
+            q4h_expr_free(st->local[d]);
+            q4h_expr_free(st->groups[d]);
+        }
+        for (int i = 0; i < st->n_spec; i++)
+            q4h_expr_free(st->spec[i].value);
+        fields_free(&st->push);
+        for (int b = 0; b < Q4VK_MAX_BINDINGS; b++)
+            fields_free(&st->bind[b].uniform);
+    }
+    for (int i = 0; i < f->n_scratch; i++)
+        q4h_expr_free(f->scratch[i].bytes);
+    for (int i = 0; i < f->n_buffers; i++)
+        q4h_expr_free(f->buffers[i].row_stride);
+    free(f);
+}

@@ -1,0 +1,72 @@
+/* interface_layout.c: the one place where a case's tensors are converted into an
+ * interface file's layouts and back (docs/interface-format.md, "The layout
+ * vocabulary"): fp32 and int32 as they are, W from our W_4X8 words to W_4X8 or
+ * flat bytes, scales into rows of a padded stride (padding NaN); outputs read back
+ * as our own kernels' are (packed_io.c for the packed weights). */
+#include "interface.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device_io.h"
+#include "packed_io.h"
+#include "q4ref.h"
+
+size_t q4h_layout_bytes(q4h_layout l, const q4_case *c, int64_t count, int64_t stride)
+{
+    switch (l) {
+    case Q4H_LAYOUT_W4X8: return (size_t)q4_w4x8_words(c->n, c->k) * sizeof(uint32_t);
+    case Q4H_LAYOUT_FLAT: return (size_t)q4_flat_bytes(c->n, c->k);
+    case Q4H_LAYOUT_SCALES: return (size_t)(c->k / c->gs * stride) * sizeof(float);
+    default: return (size_t)count * 4;   /* fp32, int32 */
+    }
+}
+
+q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, int64_t stride,
+                          size_t bytes, void **data, q4_error *err)
+{
+    uint8_t *out = malloc(bytes ? bytes : 1), *codes = NULL;
+    q4_status st = Q4_OK;
+    if (!out)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes for tensor %s", bytes,
+                       t->name);
+    switch (l) {
+    case Q4H_LAYOUT_FLAT:   /* t holds W_4X8 words: through the codes */
+        codes = malloc((size_t)(c->n * c->k));
+        st = codes ? q4ref_unpack_w4x8(t->data, c->n, c->k, codes, err)
+                   : q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the codes of tensor %s", t->name);
+        if (st == Q4_OK)
+            st = q4ref_pack_flat(codes, c->n, c->k, out, err);
+        free(codes);
+        break;
+    case Q4H_LAYOUT_SCALES: {
+        const int64_t rows = c->k / c->gs;
+        float *f = (float *)out;
+        for (int64_t g = 0; g < rows; g++) {
+            memcpy(f + g * stride, (const float *)t->data + g * c->n, (size_t)c->n * sizeof(float));
+            for (int64_t n = c->n; n < stride; n++)
+                f[g * stride + n] = NAN;   /* a kernel that reads the padding fails */
+        }
+        break;
+    }
+    default:   /* fp32, int32, W_4X8: our own layout already */
+        memcpy(out, t->data, bytes);
+    }
+    if (st != Q4_OK) {
+        free(out);
+        return st;
+    }
+    *data = out;
+    return Q4_OK;
+}
+
+q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, const q4_case *c,
+                          q4h_output *o, q4_error *err)
+{
+    if (l == Q4H_LAYOUT_W4X8)
+        return q4h_read_w4x8_output(ctx, buf, c->n, c->k, o, err);
+    if (l == Q4H_LAYOUT_FLAT)
+        return q4h_read_flat_output(ctx, buf, c->n, c->k, o, err);
+    return q4h_read_output(ctx, buf, o, err);
+}

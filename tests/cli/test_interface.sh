@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# test_interface.sh: --interface files (docs/interface-format.md). The file that
+# `kernels --interface` prints for each built-in single-dispatch kernel, run with our
+# own SPIR-V, passes the mustpass cases of its op; an adamw_step variant in another
+# runtime's conventions (local size and workgroup width by specialisation constants,
+# the size in a uniform ivec4, a scratch buffer) passes through its own file; and each
+# broken file is refused with exit 2 and a sentence naming the key, or, for an
+# expression that fails on a case's values, gives that case InternalError.
+#   usage: test_interface.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR SPV_DIR
+set -uo pipefail
+q4cts=$1 glslang=$2 src=$3 work=$4 spv=$5
+. "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+shaders="$src/gpu/shaders"
+# edit IN OUT PYTHON: OUT is the JSON of IN with the statement PYTHON applied to `f`.
+edit() {
+  python3 -c "import json,sys; f=json.load(open(sys.argv[1])); $3; json.dump(f, open(sys.argv[2], 'w'))" "$1" "$2" ||
+    fail "editing $1 into $2 failed"
+}
+# also PATTERN: a line of the last expect's output matches PATTERN too.
+also() { checks=$((checks + 1)); grep -qE -- "$1" out.txt || fail "no line of the last output matches '$1'"; }
+for k in adamw_step dequantize q4gsw_requant_w4x8; do
+  "$q4cts" kernels --interface $k >$k.json || fail "kernels --interface $k failed"
+  cp "$spv/$k.spv" . || fail "no $spv/$k.spv"
+done
+expect 2 'no built-in kernel of that name is described by an interface file \(those that are: adamw_step, dequantize, q4gsw_requant_w4x8\)' -- \
+  "$q4cts" kernels --interface linear_q4gsw_tiled
+# run1 FILE: one adamw case (the device checks of a file's values)
+run1() { "$q4cts" run --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface "$1"; }
+run() { "$q4cts" run --filter "q4cts.$1.*" --exclude 'q4cts.*.random.*' --interface "$2"; }
+a=adamw_step.json d=dequantize.json
+
+# ---- refused before any case: the file ----
+echo '{"format": "q4cts-interface-1", "op": ' >trunc.json
+expect 2 'trunc.json: \(top level\): the JSON ends early' -- run adamw_step trunc.json
+expect 2 'cannot read nowhere.json' -- run adamw_step nowhere.json
+edit $a fmt.json 'f["format"] = "v2"'
+expect 2 'fmt.json: format: expected "q4cts-interface-1"' -- run adamw_step fmt.json
+edit $a key.json 'f["steps"][0]["folds"] = True'
+expect 2 'key.json: steps\[0\]: unknown key "folds"' -- run adamw_step key.json
+edit $a op.json 'f["op"] = "adam"'
+expect 2 'op.json: op: unknown op "adam"' -- run adamw_step op.json
+edit $a tensor.json 'f["steps"][0]["bindings"][1]["tensor"] = "gradient"'
+expect 2 'tensor.json: steps\[0\].bindings\[1\].tensor: op adamw_step has no tensor "gradient" \(its tensors: param, grad, m, v\)' -- run adamw_step tensor.json
+edit $d layout.json 'f["steps"][0]["bindings"][1]["layout"] = "fp32"'
+expect 2 'layout.json: steps\[0\].bindings\[1\].layout: tensor scales of op dequantize cannot have layout "fp32" \(expected "scales"\)' -- run dequantize layout.json
+edit $d stride.json 'f["steps"][0]["bindings"][0]["row_stride"] = "N"'
+expect 2 'stride.json: steps\[0\].bindings\[0\].row_stride: only layout "scales" has a row stride' -- run dequantize stride.json
+edit $a expr.json 'f["steps"][0]["workgroups"][0] = "ceil_div(numel, 4"'
+expect 2 'expr.json: steps\[0\].workgroups\[0\]: bad expression: at character 18: expected .\). after the arguments of ceil_div' -- run adamw_step expr.json
+edit $a name.json 'f["steps"][0]["push_constants"][0]["value"] = "N"'
+expect 2 "name.json: steps\[0\].push_constants\[0\].value: bad expression: at character 1: unknown name 'N' \(this op has: numel step lr beta1 beta2 eps wd bc1 bc2;" -- run adamw_step name.json
+edit $a real.json 'f["steps"][0]["push_constants"][0]["value"] = "numel * lr"'
+expect 2 'real.json: steps\[0\].push_constants\[0\].value: the value is real where an integer is needed' -- run adamw_step real.json
+edit $d unwritten.json 'f["steps"][0]["bindings"][2]["access"] = "read"'
+expect 2 'unwritten.json: steps\[0\].bindings\[2\]: output wf \(layout fp32\) is bound but never written' -- run dequantize unwritten.json
+edit $a inplace.json 'f["steps"][0]["bindings"][0]["access"] = "write"'
+expect 2 'inplace.json: steps\[0\].bindings\[0\].access: op adamw_step updates tensor param in place: its access must be "read_write"' -- run adamw_step inplace.json
+edit $a unbound.json 'del f["steps"][0]["bindings"][3]'
+expect 2 'unbound.json: steps: no step binds tensor v of op adamw_step' -- run adamw_step unbound.json
+edit $a gap.json 'f["steps"][0]["bindings"][3]["binding"] = 5'
+expect 2 'gap.json: steps\[0\].bindings: bindings must be numbered 0 to n-1; binding 3 is missing' -- run adamw_step gap.json
+edit $a set.json 'f["steps"][0]["bindings"][3]["set"] = 1'
+expect 2 'set.json: steps\[0\].bindings\[3\].set: only descriptor set 0 is allowed' -- run adamw_step set.json
+edit $a scratch.json 'f["scratch"] = [{"name": "tmp", "bytes": 64}]'
+expect 2 'scratch.json: scratch\[0\]: scratch buffer "tmp" is never bound' -- run adamw_step scratch.json
+expect 2 '--interface is not available with --api webgpu' -- \
+  "$q4cts" run --api webgpu --filter 'q4cts.adamw_step.*' --interface $a
+expect 2 '--interface is for run \(and kernels --interface NAME\); perf runs q4cts.s own kernels' -- \
+  "$q4cts" perf --filter 'q4cts.adamw_step.*' --interface $a
+cp $a two.json
+expect 2 'adamw_step.json and two.json both describe op adamw_step' -- \
+  "$q4cts" run --filter 'q4cts.adamw_step.*' --interface $a --interface two.json
+
+# ---- refused before any case: the module ----
+edit $a push.json 'f["steps"][0]["push_constants"].pop()'
+expect 2 'push.json: steps\[0\].push_constants: the module does not match: the file.s push constants fill 28 bytes, the module.s block is 32 bytes' -- run adamw_step push.json
+edit $d readonly.json 'b = f["steps"][0]["bindings"]; b[0]["binding"], b[2]["binding"] = 2, 0'
+expect 2 'readonly.json: steps\[0\].bindings\[2\]: the module does not match: binding 0 \(tensor wf\) is readonly in the module but the file writes it' -- run dequantize readonly.json
+edit $a extra.json 'f["steps"][0]["bindings"].append({"binding": 4, "tensor": "grad", "layout": "fp32", "access": "read"})'
+expect 2 'extra.json: steps\[0\].bindings\[4\]: the module does not match: binding 4 \(tensor grad\) is not declared by the module' -- run adamw_step extra.json
+edit $a spec.json 'f["steps"][0]["spec_constants"] = [{"id": 7, "type": "uint", "value": 1}]'
+expect 2 'spec.json: steps\[0\].spec_constants\[0\]: the module does not match: the module has no specialisation constant 7' -- run adamw_step spec.json
+edit $a local.json 'f["steps"][0]["local_size"] = [128, 1, 1]'
+expect 2 'local.json: steps\[0\].local_size: the module does not match: local_size\[0\] is 128, the module.s is 256' -- run adamw_step local.json
+edit $a ids.json 'f["steps"][0]["local_size_ids"] = [0, 1, 2]'
+expect 2 'ids.json: steps\[0\].local_size: the module does not match: local_size_ids\[0\] is 0, but the module.s local size in x is a literal' -- run adamw_step ids.json
+edit $a entry.json 'f["steps"][0]["entry"] = "update"'
+expect 2 'entry.json: steps\[0\].entry: the module does not match: it has no GLCompute entry point "update"' -- run adamw_step entry.json
+edit $a spirv.json 'f["steps"][0]["spirv"] = "adamw_step.json"'
+expect 2 'spirv.json: steps\[0\].spirv: .*adamw_step.json is not a SPIR-V module' -- run adamw_step spirv.json
+
+# ---- another runtime's conventions, compiled here and refused when mis-described ----
+sed -e 's/^layout(local_size_x = 256) in;/layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;\nlayout(constant_id = 3) const uint GROUP = 1u;\nlayout(set = 0, binding = 4) uniform Sizes { ivec4 sizes; } u;\nlayout(set = 0, binding = 5) buffer Scratch { uint seen[]; };/' \
+    -e 's/\* 256u +/* GROUP +/' -e 's/pc\.n\b/uint(u.sizes.x)/g' \
+    -e 's/        p4\[i\] = p;/        p4[i] = p;\n        if (i == 0u) seen[0] = 1u;/' "$shaders/adamw_step.comp" >et.comp
+"$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o et.spv et.comp || fail "et.comp does not compile"
+edit $a et.json 's = f["steps"][0]; s["spirv"] = "et.spv"; s["local_size"] = ["64", 1, 1]; s["local_size_ids"] = [0, 1, 2]; s["spec_constants"] = [{"id": 3, "type": "uint", "value": "min(64, 128)"}]; s["push_constants"][0]["value"] = 0; s["workgroups"][0] = "ceil_div(ceil_div(numel, 4), 64)"; s["bindings"] += [{"binding": 4, "uniform": [{"name": "sizes", "type": "ivec4", "value": ["numel", 1, 1, 1]}]}, {"binding": 5, "scratch": "seen"}]; f["scratch"] = [{"name": "seen", "bytes": "4 * 3 - 1"}]'
+edit et.json et_type.json 'f["steps"][0]["bindings"][4] = {"binding": 4, "scratch": "seen"}'
+expect 2 'et_type.json: steps\[0\].bindings\[4\]: the module does not match: binding 4 is a uniform buffer in the module; the file makes it scratch seen, which needs a storage buffer' -- run adamw_step et_type.json
+edit et.json et_small.json 'f["steps"][0]["bindings"][4]["uniform"][0]["type"] = "int"; f["steps"][0]["bindings"][4]["uniform"][0]["value"] = "numel"'
+expect 2 'et_small.json: steps\[0\].bindings\[4\]: the module does not match: binding 4: the module.s uniform block is 16 bytes; the file.s fields fill 4' -- run adamw_step et_small.json
+edit et.json et_ids.json 'f["steps"][0]["local_size_ids"] = [1, 0, 2]'
+expect 2 'et_ids.json: steps\[0\].local_size: the module does not match: local_size_ids\[0\] is 1, but the module.s local size in x comes from another specialisation constant' -- run adamw_step et_ids.json
+edit et.json et_noids.json 'del f["steps"][0]["local_size_ids"]'
+expect 2 'et_noids.json: steps\[0\].local_size: the module does not match: the module takes its local size in x from specialisation constant 0: give its id in local_size_ids' -- run adamw_step et_noids.json
+edit $a varlocal.json 'f["steps"][0]["local_size"][0] = "min(numel, 256)"'
+expect 2 'varlocal.json: steps\[0\].local_size: the module does not match: local_size\[0\] must be a constant: the module.s local size is a literal' -- run adamw_step varlocal.json
+
+if "$q4cts" devices >/dev/null 2>&1; then
+  # ---- the printed files pass their op's mustpass with our own SPIR-V ----
+  for k in adamw_step dequantize q4gsw_requant_w4x8; do
+    expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+      --filter "q4cts.${k%_w4x8}.*" --interface $k.json
+  done
+  # --shader-coverage probes the file's modules and names them OP.STEP
+  expect 0 'adamw_step.update +[0-9.]+% of +[0-9]+ (lines|blocks).*\(override\)' -- \
+    "$q4cts" run --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface $a --shader-coverage cov.info
+  # a wrong value fails the cases (the file is really what runs)
+  edit $a lr.json 'f["steps"][0]["push_constants"][1]["value"] = "lr * 2"'
+  expect 1 'Fail +q4cts.adamw_step.wd_on.n1024_t1_w1' -- run1 lr.json
+  expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.adamw_step.*' --interface et.json --bounds-check
+  # the local size comes from the file: a wrong one skips elements and fails
+  edit et.json et32.json 'f["steps"][0]["local_size"][0] = 32'
+  expect 1 'Fail +q4cts.adamw_step' -- run1 et32.json
+  # ---- errors of one case's values: InternalError naming the key ----
+  edit $a zero.json 'f["steps"][0]["workgroups"][0] = "numel / (step - step)"'
+  expect 1 'message: invalid argument: zero.json: steps\[0\].workgroups\[0\]: division by zero \(1024 / 0\)' -- run1 zero.json
+  also '^InternalError +q4cts.adamw_step.wd_on.n1024_t1_w1 ' 
+  edit $a range.json 'f["steps"][0]["push_constants"][0]["value"] = "0 - numel"'
+  expect 1 'range.json: steps\[0\].push_constants\[0\].value: the value -[0-9]+ is outside \[0, 4294967295\]' -- run1 range.json
+  # an x count above the device limit, folding not allowed: NotSupported naming the step
+  edit $a nofold.json 'f["steps"][0]["fold"] = False; f["steps"][0]["workgroups"][0] = "numel * 100000"'
+  expect 0 '^NotSupported +q4cts.adamw_step.wd_on.n1024_t1_w1 .*\(not supported: nofold.json: kernel adamw_step.update: [0-9]+ workgroups in x exceed the device.s maxComputeWorkGroupCount\[0\] = [0-9]+ \(the kernel does not accept a folded grid\)\)' -- run1 nofold.json
+else
+  echo "no Vulkan device: the files are not run"
+fi
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
