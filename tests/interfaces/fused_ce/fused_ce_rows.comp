@@ -44,7 +44,7 @@ void main()
     const int base = row * V;
 
     // This invocation's share: columns tid, tid + 64, ... (none when tid >= V). An
-    // empty share has sum 0 and is skipped by the merge, so no exp of an infinity.
+    // empty share has sum 0 and is skipped by the merge, so no exp of a sentinel.
     float mx = 0.0, sum = 0.0;
     for (int j = int(tid); j < V; j += int(NWORKERS)) {
         const float x = t_logits[base + j];
@@ -61,14 +61,13 @@ void main()
     sh_max[tid] = mx;
     sh_sum[tid] = sum;
     barrier();
+    // A lower invocation's share is never shorter than a higher one's, so where the
+    // upper pair is non-empty the lower one is too.
     for (uint half_n = NWORKERS / 2u; half_n > 0u; half_n /= 2u) {
         if (tid < half_n && sh_sum[tid + half_n] != 0.0) {
             const float m2 = sh_max[tid + half_n], s2 = sh_sum[tid + half_n];
             const float m1 = sh_max[tid], s1 = sh_sum[tid];
-            if (s1 == 0.0) {
-                sh_max[tid] = m2;
-                sh_sum[tid] = s2;
-            } else if (m2 > m1) {
+            if (m2 > m1) {
                 sh_max[tid] = m2;
                 sh_sum[tid] = s1 * exp(m1 - m2) + s2;
             } else {
