@@ -5,7 +5,12 @@
 # A replace text that no longer occurs in the kernel is an error, so a mutation can
 # never silently turn into an unmodified copy of the kernel.
 #   cmake -DMUT=file.mutation -DSHADERS=gpu/shaders -DOUT=file.comp -P apply_mutation.cmake
+# -DEXT=wgsl mutates a WGSL kernel of gpu/wgsl (SHADERS=gpu/wgsl) instead: its include
+# lines are "//!include NAME" (docs/webgpu.md).
 # Lines are split by hand: file(STRINGS) would also split them at every ';'.
+if(NOT EXT)
+  set(EXT comp)
+endif()
 file(READ ${MUT} raw)
 string(REPLACE ";" "<semicolon>" raw "${raw}")
 string(REPLACE "\n" ";" lines "${raw}")
@@ -14,16 +19,20 @@ foreach(line IN LISTS lines)
   string(REPLACE "<semicolon>" ";" line "${line}")
   if(line MATCHES "^kernel: *(.+)$")
     set(kernel ${CMAKE_MATCH_1})
-    file(READ ${SHADERS}/${kernel}.comp text)
+    file(READ ${SHADERS}/${kernel}.${EXT} text)
   elseif(line MATCHES "^inline: *(.+)$")
     file(READ ${SHADERS}/${CMAKE_MATCH_1} included)
-    string(REPLACE "#include \"${CMAKE_MATCH_1}\"" "${included}" text "${text}")
+    if(EXT STREQUAL "wgsl")
+      string(REPLACE "//!include ${CMAKE_MATCH_1}" "${included}" text "${text}")
+    else()
+      string(REPLACE "#include \"${CMAKE_MATCH_1}\"" "${included}" text "${text}")
+    endif()
   elseif(line MATCHES "^replace: (.+)$")
     set(from "${CMAKE_MATCH_1}")
   elseif(line MATCHES "^with: (.*)$")
     string(FIND "${text}" "${from}" at)
     if(at EQUAL -1)
-      message(FATAL_ERROR "${MUT}: '${from}' does not occur in ${kernel}.comp; update the mutation")
+      message(FATAL_ERROR "${MUT}: '${from}' does not occur in ${kernel}.${EXT}; update the mutation")
     endif()
     string(REPLACE "\\n" "\n" to "${CMAKE_MATCH_1}")
     string(REPLACE "${from}" "${to}" text "${text}")

@@ -5,6 +5,7 @@
 # optional "message:" must appear in the output. A bug on a path only a small device
 # takes is caught by a case of family small_device, which lowers the limits itself.
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake
+# -DAPI=webgpu runs it with --api webgpu, SPV then being the mutated WGSL file.
 file(READ ${MUT} raw)
 string(REPLACE ";" "<semicolon>" raw "${raw}")
 string(REPLACE "\n" ";" lines "${raw}")
@@ -17,6 +18,9 @@ if(NOT kernel OR NOT filter OR NOT expect)
   message(FATAL_ERROR "${MUT}: needs kernel:, filter: and expect: lines")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
+if(API)
+  list(PREPEND flags --api ${API})
+endif()
 execute_process(COMMAND ${Q4CTS} run --strict --kernel ${kernel}=${SPV} --filter ${filter} ${flags}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE errout)
 message("${out}${errout}")
