@@ -156,7 +156,9 @@ static q4_status open_reports(run_state *s, q4_error *err)
 {
     q4_status st = Q4_OK;
     if (s->cli->junit) {
-        st = q4_junit_open(s->cli->junit, "q4cts", s->props, s->n_props, &s->junit, err);
+        /* the suite names the API, so that one nightly can hold both APIs' runs */
+        st = q4_junit_open(s->cli->junit, s->cli->api == Q4H_API_WEBGPU ? "q4cts.webgpu" : "q4cts",
+                           s->props, s->n_props, &s->junit, err);
         q4_junit_set_strict(s->junit, s->cli->strict);
         q4_junit_set_planned(s->junit, s->planned);
     }
@@ -329,6 +331,7 @@ static int cmd_run(const q4h_cli *cli)
         .interfaces = (const q4h_iface *const *)ifaces, .n_interfaces = (int)cli->n_interfaces,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
+        .api = webgpu ? "webgpu" : "vulkan",
     };
     if (shcov)
         opt.vk.probes = q4h_shcov_probes(shcov);

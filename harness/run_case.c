@@ -64,6 +64,7 @@ void q4h_result_start(const q4h_run_options *opt, const q4_case *c, q4_result *r
     snprintf(r->name, sizeof r->name, "%s", c->name);
     snprintf(r->op, sizeof r->op, "%s", c->op);
     snprintf(r->family, sizeof r->family, "%s", c->family);
+    snprintf(r->api, sizeof r->api, "%s", opt->api ? opt->api : "vulkan");
     snprintf(r->repro, sizeof r->repro, "q4cts run --filter %s --seed %llu%s", c->name,
              (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
 }

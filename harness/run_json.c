@@ -63,6 +63,7 @@ static void parse_result(q4h_jparser *p, json_object *j, size_t i, q4_result *r)
     r->elements = q4h_jp_int(p, j, where, "elements", 0, INT64_MAX, false);
     q4h_jp_str(p, j, where, "message", r->message, sizeof r->message, false);
     q4h_jp_str(p, j, where, "repro", r->repro, sizeof r->repro, false);
+    q4h_jp_str(p, j, where, "api", r->api, sizeof r->api, true);   /* older reports: none */
 }
 
 static const q4h_run_doc *sort_doc;   /* qsort has no user pointer */

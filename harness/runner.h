@@ -36,6 +36,7 @@ typedef struct q4h_run_options {
     int n_interfaces;
     const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
     double watchdog_s;         /* the parent's limit for one case, all repeats included */
+    const char *api;           /* each result's API: "vulkan" (NULL) or "webgpu" */
 } q4h_run_options;
 
 typedef struct q4h_sink {

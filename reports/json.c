@@ -196,6 +196,8 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     q4rep_buf_printf(b, ", \"elements\": %lld", (long long)r->elements);
     put_field(b, "message", r->message, sizeof r->message);
     put_field(b, "repro", r->repro, sizeof r->repro);
+    if (r->api[0])
+        put_field(b, "api", r->api, sizeof r->api);
     q4rep_buf_puts(b, "}");
     if (b->failed) {
         q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */

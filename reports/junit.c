@@ -230,6 +230,10 @@ static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
     q4rep_buf_puts(b, "case: ");
     q4rep_xml_text(b, r->name, sizeof r->name);
     q4rep_buf_printf(b, "\nverdict: %s", q4_verdict_name(r->verdict));
+    if (r->api[0]) {
+        q4rep_buf_puts(b, "\napi: ");
+        q4rep_xml_text(b, r->api, sizeof r->api);
+    }
     if (r->verdict == Q4_QUALITY_WARNING && !strict)
         q4rep_buf_puts(b, " (counted as a pass: the run is not strict)");
     if (!isnan(r->worst_margin))

@@ -61,6 +61,8 @@ typedef struct q4_result {
     int64_t elements;      /* number of elements judged */
     char message[512];     /* reason: failure summary, NotSupported reason, error text */
     char repro[256];       /* one shell line that reproduces the case alone */
+    char api[16];          /* the API whose kernels ran it: "vulkan", "webgpu"; "" unknown
+                              (JSON's "api", JUnit's "api:" line; omitted when "") */
 } q4_result;
 
 /* Addition: an empty result with the "unknown" markers set (gpu_ms -1, the judged
@@ -130,7 +132,7 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *                 lines_hit, branches, branches_hit, blocks, blocks_hit}, ... ],
  *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
- *                          elements, message, repro}, ... ],
+ *                          elements, message, repro, api (when set)}, ... ],
  *            "summary": {"total": n, "ok": n, "not_ok": n, "seconds": s,
  *                        "Pass": n, "Fail": n, ... one key per verdict}}}
  * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, gpu_ms < 0 and

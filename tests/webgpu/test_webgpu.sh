@@ -17,6 +17,10 @@ if ! command -v "$node" >/dev/null 2>&1 || [ ! -f "$src/gpu/webgpu/node_modules/
   exit 77
 fi
 export VK_DRIVER_FILES=$icd
+# scripts/test's ASan stage preloads Debian 12's lavapipe (for LeakSanitizer); it would
+# shadow Mesa 25's library of the same name in the worker, and q4cts itself loads no
+# Vulkan driver with --api webgpu.
+unset LD_PRELOAD
 # seen PATTERN: a line of the last command's output (out.txt) matches PATTERN.
 seen() {
   checks=$((checks + 1))
@@ -27,9 +31,14 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 if [ "$mode" = mustpass ]; then
   expect 0 'result: PASS' -- "$q4cts" run --api webgpu --strict --caselist "$src/cases/mustpass.txt" \
     --junit junit.xml --json results.json
-  checks=$((checks + 3))
+  checks=$((checks + 5))
   grep -q '<property name="api" value="webgpu"' junit.xml || fail "the JUnit report does not name the API"
+  grep -q '<testsuite name="q4cts.webgpu"' junit.xml || fail "the JUnit suite is not named q4cts.webgpu"
+  [ "$(grep -c '^api: webgpu' junit.xml)" -eq "$(grep -c '<testcase ' junit.xml)" ] ||
+    fail "not every JUnit case says api: webgpu"
   grep -q '"api": "webgpu"' results.json || fail "the JSON report does not name the API"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["q4cts"]["results"]; assert r and all(x["api"] == "webgpu" for x in r)' \
+    results.json || fail "not every JSON result has api webgpu"
   grep -q '^device: .*(WebGPU), driver Dawn' out.txt || fail "the device line does not name WebGPU and Dawn"
 fi
 
