@@ -452,7 +452,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                             : cli->dump_dir ? "--dump-dir"
                             : cli->n_interfaces ? "--interface"
                             : !strcmp(cli->command, "replay") ? "replay"
-                            : !strcmp(cli->command, "kernels") ? "kernels" : NULL;
+                            : !strcmp(cli->command, "kernels") ? "kernels"
+                            : !strcmp(cli->command, "perf") && cli->n_kernels ? "perf --kernel"
+                            : NULL;
         if (vk_only)
             return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu "
                            "(docs/webgpu.md)", vk_only);

@@ -29,6 +29,7 @@
 #include "runner.h"
 #include "select.h"
 #include "stop.h"
+#include "webgpu_run.h"
 
 #ifndef Q4CTS_CASES_DIR
 #define Q4CTS_CASES_DIR "cases"
@@ -38,6 +39,24 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Rates n GPU times (sorted here) of case c against the ceiling that binds it. */
+static void rate(const q4h_op *op, const q4_case *c, const q4vk_ceilings *ceil, double *t, int n,
+                 q4_perf_result *row)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    row->median_ms = t[n / 2];
+    row->p10_ms = t[n / 10];
+    row->p90_ms = t[n - 1 - n / 10];
+    row->gbs = op->bytes(c) / (row->median_ms * 1e6);
+    row->tflops = op->flops(c) / (row->median_ms * 1e9);
+    /* Ridge point: flops per byte at which the FMA rate, not bandwidth, binds. */
+    double ridge = ceil->fma_tflops * 1e3 / ceil->copy_gbs;
+    int compute = op->flops(c) / op->bytes(c) > ridge;
+    snprintf(row->bound_by, sizeof row->bound_by, "%s", compute ? "fma" : "bandwidth");
+    row->pct = compute ? 100.0 * row->tflops / ceil->fma_tflops
+                       : 100.0 * row->gbs / ceil->copy_gbs;
 }
 
 /* Times one case; fills row. */
@@ -68,21 +87,8 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
     }
     if (st == Q4_OK && t[0] < 0)
         st = q4_fail(err, Q4_ERR_UNSUPPORTED, "the device has no compute-queue timestamps");
-    if (st == Q4_OK) {
-        int n = cli->perf_reps;
-        qsort(t, (size_t)n, sizeof *t, cmp_double);
-        row->median_ms = t[n / 2];
-        row->p10_ms = t[n / 10];
-        row->p90_ms = t[n - 1 - n / 10];
-        row->gbs = op->bytes(c) / (row->median_ms * 1e6);
-        row->tflops = op->flops(c) / (row->median_ms * 1e9);
-        /* Ridge point: flops per byte at which the FMA rate, not bandwidth, binds. */
-        double ridge = ceil->fma_tflops * 1e3 / ceil->copy_gbs;
-        int compute = op->flops(c) / op->bytes(c) > ridge;
-        snprintf(row->bound_by, sizeof row->bound_by, "%s", compute ? "fma" : "bandwidth");
-        row->pct = compute ? 100.0 * row->tflops / ceil->fma_tflops
-                           : 100.0 * row->gbs / ceil->copy_gbs;
-    }
+    if (st == Q4_OK)
+        rate(op, c, ceil, t, cli->perf_reps, row);
     q4h_gpu_release(ctx, &bufs);
     q4_inputs_free(&in);
     free(t);
@@ -111,6 +117,22 @@ static void perf_child(void *user, void *out)
     const q4h_cli *cli = task->cli;
     perf_reply *reply = out;
     q4vk_context *ctx = NULL;
+    if (cli->api == Q4H_API_WEBGPU) {   /* a worker of its own per task, as a context */
+        q4h_wg_perf p = { cli->perf_reps, cli->perf_warmup, cli->perf_warmup_ms,
+                          4.0 * cli->timeout_s + 30.0 };
+        double *t = task->c ? calloc((size_t)cli->perf_reps, sizeof *t) : NULL;
+        memset(reply, 0, sizeof *reply);
+        reply->st = task->c && !t ? q4_fail(&reply->err, Q4_ERR_NOMEM, "out of memory")
+                    : q4h_webgpu_perf_task(&p, task->c, &reply->info, &reply->ceil, t, &reply->err);
+        if (reply->st == Q4_OK && task->c)
+            rate(q4h_op_find(task->c->op), task->c, &task->ceil, t, cli->perf_reps, &reply->r);
+        else if (reply->st == Q4_OK)
+            printf("device: %s (WebGPU), driver %s %s, %s\n", reply->info.name,
+                   reply->info.driver_name, reply->info.driver_version_str,
+                   reply->info.driver_info);
+        free(t);
+        return;
+    }
     /* Only the ceilings' child prints the device chosen; faults and overrides go to
      * the cases (the ceilings time built-in kernels of their own). */
     q4h_run_options opt = *task->opt;
@@ -219,9 +241,10 @@ int q4h_perf(const q4h_cli *cli)
     char driver[sizeof dev.driver_name + sizeof dev.driver_version_str + 2];
     snprintf(driver, sizeof driver, "%s %s", dev.driver_name, dev.driver_version_str);
     const q4_prop props[] = { { "device", dev.name }, { "driver", driver },
+                              { "api", cli->api == Q4H_API_WEBGPU ? "webgpu" : "vulkan" },
                               { "kernel_overrides", replaced } };
     q4_perf_json *json = NULL;
-    if (cli->json && q4_perf_json_open(cli->json, props, replaced[0] ? 3 : 2, ceil.copy_gbs,
+    if (cli->json && q4_perf_json_open(cli->json, props, replaced[0] ? 4 : 3, ceil.copy_gbs,
                                        ceil.fma_tflops,
                                        ceil.dispatch_us, &json, &err) != Q4_OK) {
         fprintf(stderr, "q4cts: %s\n", err.msg);

@@ -71,13 +71,23 @@ int q4h_stop_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 
 void q4h_stop_child(void)
 {
-    if (!installed)
+    q4h_stop_child_of(parent_pid);
+}
+
+void q4h_stop_child_of(pid_t parent)
+{
+    if (!installed) {
+        /* no handlers to undo; still die with the parent */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(3);
         return;
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_DFL);
     sigprocmask(SIG_SETMASK, &before_mask, NULL);
     /* SIGKILL, not SIGTERM: the worker may sit in a driver call for minutes. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent_pid)   /* the parent died before the prctl */
+    if (getppid() != parent)   /* the parent died before the prctl */
         _exit(3);
 }

@@ -5,6 +5,7 @@
 #define Q4H_STOP_H
 
 #include <poll.h>
+#include <sys/types.h>
 
 /* Catches SIGINT and SIGTERM from here on: they only set a flag, and are held back
  * (blocked) except while q4h_stop_poll waits, so no report write is ever cut short. */
@@ -20,5 +21,8 @@ int q4h_stop_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
  * ignored (Ctrl-C reaches the whole process group; the parent decides), and the
  * child killed when the parent dies, even by SIGKILL (PR_SET_PDEATHSIG). */
 void q4h_stop_child(void);
+/* The same in a child of `parent` (its pid, taken before the fork), for a process that
+ * forks from a child of its own (perf's task child starting a WebGPU worker). */
+void q4h_stop_child_of(pid_t parent);
 
 #endif

@@ -165,9 +165,15 @@ static q4_status make_images(const q4h_op *op, const q4_case *c, const q4_inputs
     return Q4_OK;
 }
 
+/* What a run message asks besides the case: perf's repetitions (reps 0: one judged
+ * run, every buffer read back). */
+typedef struct timing_ask {
+    int reps, warmup, warmup_ms;
+} timing_ask;
+
 /* The run message's header (docs/webgpu.md); NULL without memory. */
 static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
-                        const char *fault)
+                        const char *fault, const timing_ask *ask)
 {
     json_object *o = json_object_new_object(), *params = json_object_new_object(),
                 *bufs = json_object_new_array();
@@ -183,7 +189,7 @@ static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
         json_object_object_add(b, "name", json_object_new_string(im->name[i]));
         json_object_object_add(b, "bytes", json_object_new_int64((int64_t)im->total[i]));
         json_object_object_add(b, "data_bytes", json_object_new_int64((int64_t)im->data[i]));
-        json_object_object_add(b, "out", json_object_new_boolean(1));
+        json_object_object_add(b, "out", json_object_new_boolean(ask->reps == 0));
         json_object_array_add(bufs, b);
     }
     json_object_object_add(o, "case", json_object_new_string(c->name));
@@ -191,6 +197,11 @@ static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
     json_object_object_add(o, "params", params);
     json_object_object_add(o, "buffers", bufs);
     json_object_object_add(o, "fault", json_object_new_string(fault));
+    if (ask->reps > 0) {
+        json_object_object_add(o, "reps", json_object_new_int(ask->reps));
+        json_object_object_add(o, "warmup", json_object_new_int(ask->warmup));
+        json_object_object_add(o, "warmup_ms", json_object_new_int(ask->warmup_ms));
+    }
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
     char *copy = text ? strdup(text) : NULL;
     json_object_put(o);
@@ -357,7 +368,7 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
     r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
     int repeat = s->opt->run->repeat > 0 ? s->opt->run->repeat : 1;
     for (int rep = 0; rep < repeat && finished; rep++) {
-        char *header = run_header(c, &in, &im, next_fault(s));
+        char *header = run_header(c, &in, &im, next_fault(s), &(timing_ask){ 0 });
         q4_result this_run = *r;
         if (!header) {
             say(&this_run, Q4_RESOURCE_ERROR, "%s", "no memory for the run message");
@@ -443,4 +454,94 @@ q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *
                            q4_echo(args[i], shown, sizeof shown), eq + 1);
     }
     return Q4_OK;
+}
+
+/* ---- perf (perf.c calls this in a child process of its own per task) ---- */
+
+/* Sends one message and takes its result: Q4_OK with f filled, or an error saying how
+ * the worker failed or what it reported. */
+static q4_status exchange(session *s, const char *header, const images *im, q4h_wg_frame *f,
+                          q4_error *err)
+{
+    const void *blobs[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    char why[Q4_MSG_MAX] = "";
+    for (int i = 0; i < im->n; i++)
+        blobs[i] = im->image[i];
+    double deadline = q4h_now_s() + s->opt->exchange_s;
+    q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
+                               deadline);
+    if (io == Q4H_WG_OK)
+        io = q4h_wg_recv(&s->w, f, deadline, why, sizeof why);
+    if (io == Q4H_WG_OK && strcmp(str_of(f->json, "status"), "ok")) {
+        q4_status st = q4_fail(err, !strcmp(str_of(f->json, "kind"), "unsupported")
+                                        ? Q4_ERR_UNSUPPORTED : Q4_ERR_DEVICE,
+                               "WebGPU %s: %.400s", str_of(f->json, "kind"),
+                               str_of(f->json, "message"));
+        q4h_wg_frame_free(f);
+        return st;
+    }
+    if (io == Q4H_WG_OK)
+        return Q4_OK;
+    return q4_fail(err, io == Q4H_WG_LATE ? Q4_ERR_TIMEOUT : Q4_ERR_DEVICE, "%s",
+                   io == Q4H_WG_LATE ? "the WebGPU worker did not answer in time"
+                   : io == Q4H_WG_BAD ? why : "the WebGPU worker ended during the task");
+}
+
+q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_device_info *info,
+                               q4vk_ceilings *ceil, double *times, q4_error *err)
+{
+    q4h_wg_options o = { .exchange_s = p->exchange_s };
+    session s = { .opt = &o, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
+    q4_inputs in = { 0 };
+    images im = { 0 };
+    q4h_wg_frame f = { 0 };
+    char *header = NULL;
+    timing_ask ask = { p->reps, p->warmup, p->warmup_ms };
+    signal(SIGPIPE, SIG_IGN);
+    q4_status st = open_worker(&s, err);
+    if (st != Q4_OK)
+        return st;
+    *info = s.a.info;
+    if (!c) {
+        char text[256];
+        /* a copy well past a GPU's last-level cache (the binding limit caps it), and an
+         * FMA loop of 2^28 vec4 FMAs in 2^16 invocations */
+        snprintf(text, sizeof text, "{\"case\": \"ceilings\", \"op\": \"ceilings\", \"params\": "
+                 "{\"copy_bytes\": %d, \"fma_groups\": 256, \"fma_iters\": 512}, \"buffers\": [], "
+                 "\"fault\": \"\", \"reps\": %d, \"warmup\": %d, \"warmup_ms\": %d}",
+                 1 << 28, p->reps, p->warmup, p->warmup_ms);
+        if ((st = exchange(&s, text, &im, &f, err)) == Q4_OK) {
+            ceil->copy_gbs = num_of(f.json, "copy_gbs", 0);
+            ceil->copy_bytes = num_of(f.json, "copy_bytes", 0);
+            ceil->fma_tflops = num_of(f.json, "fma_tflops", 0);
+            ceil->dispatch_us = num_of(f.json, "dispatch_us", 0);
+        }
+    } else {
+        const q4h_op *op = q4h_op_find(c->op);
+        char why[512] = "";
+        st = !op ? q4_fail(err, Q4_ERR_ARG, "no descriptor for op %s", c->op)
+                 : q4_case_inputs(c, &in, err);
+        if (st == Q4_OK)
+            st = make_images(op, c, &in, &im, err);
+        if (st == Q4_OK)
+            support(&s, op, &im, why, sizeof why);
+        if (st == Q4_OK && why[0])
+            st = q4_fail(err, Q4_ERR_UNSUPPORTED, "%s", why);
+        if (st == Q4_OK && !(header = run_header(c, &in, &im, "", &ask)))
+            st = q4_fail(err, Q4_ERR_NOMEM, "no memory for the run message");
+        if (st == Q4_OK && (st = exchange(&s, header, &im, &f, err)) == Q4_OK) {
+            json_object *t = NULL;
+            json_object_object_get_ex(f.json, "times_ms", &t);
+            if (!t || (int)json_object_array_length(t) != p->reps)
+                st = q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker returned no times");
+            for (int i = 0; st == Q4_OK && i < p->reps; i++)
+                times[i] = json_object_get_double(json_object_array_get_idx(t, (size_t)i));
+        }
+    }
+    q4h_wg_frame_free(&f);
+    free(header);
+    images_free(&im);
+    q4_inputs_free(&in);
+    close_worker(&s);
+    return st;
 }

@@ -77,13 +77,14 @@ q4_status q4h_wg_start(const char *const *kernels, size_t n_kernels, q4h_wg_work
     }
     argv[a] = NULL;
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(req[0]), close(req[1]), close(rep[0]), close(rep[1]), close(log_fd);
         return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
     }
     if (pid == 0) {
-        q4h_stop_child();   /* dies with the harness; Ctrl-C is the harness's to handle */
+        q4h_stop_child_of(parent);   /* dies with its parent; Ctrl-C is the harness's to handle */
         int devnull = open("/dev/null", O_RDWR);
         /* fds 3 and 4 may be any of ours: move the pipe ends above them first */
         int in = fcntl(req[0], F_DUPFD, 10), out = fcntl(rep[1], F_DUPFD, 10);

@@ -92,3 +92,22 @@ export const OPS = {
         }),
     },
 };
+
+// The ceilings of `q4cts perf --api webgpu` (docs/webgpu.md): a copy of `bytes` bytes
+// (scratch 0 to scratch 1), an FMA loop, and the smallest copy as one dispatch's floor.
+export const CEILINGS = {
+    copy: (bytes) => ({
+        scratch: [bytes, bytes],
+        dispatches: [{
+            kernel: 'ceiling_copy', groups: ceil(bytes / 16, 256),
+            bindings: [[0, { scratch: 0 }], [1, { scratch: 1 }]], params: [u(bytes / 16)],
+        }],
+    }),
+    fma: (groups, iters) => ({
+        scratch: [4 * 256 * groups],
+        dispatches: [{
+            kernel: 'ceiling_fma', groups,
+            bindings: [[0, { scratch: 0 }]], params: [u(iters), f(1.0)],
+        }],
+    }),
+};

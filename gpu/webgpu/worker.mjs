@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { create, globals } from 'webgpu';
-import { OPS } from './ops.mjs';
+import { CEILINGS, OPS } from './ops.mjs';
 
 Object.assign(globalThis, globals);
 
@@ -180,7 +180,111 @@ function paramsBuffer(fields) {
     return b;
 }
 
+const kernelsOf = (plan) => [...new Set(plan.dispatches.map((d) => d.kernel))];
+
+// The pipelines, bind groups and grids of a plan's dispatches (owned gets the params).
+async function prepare(plan, bufs, scratch, owned) {
+    const steps = [];
+    for (const d of plan.dispatches) {
+        const p = await pipeline(d.kernel);
+        const params = paramsBuffer(d.params);
+        owned.push(params);
+        const entries = d.bindings.map(([binding, ref]) => ({
+            binding, resource: { buffer: ref.scratch !== undefined ? scratch[ref.scratch]
+                                                                   : bufs[ref.buffer] } }));
+        entries.push({ binding: 8, resource: { buffer: params } });
+        const maxX = device.limits.maxComputeWorkgroupsPerDimension;
+        const x = Math.max(1, Math.min(d.groups, maxX)), y = Math.ceil(d.groups / x);
+        steps.push({ p, group: device.createBindGroup({ layout: p.getBindGroupLayout(0), entries }),
+                     x, y });
+    }
+    return steps;
+}
+
+// One compute pass of every dispatch, timestamps at query slots at, at + 1 (if query).
+function encodePass(enc, steps, query, at) {
+    const pass = enc.beginComputePass(query ? { timestampWrites: {
+        querySet: query, beginningOfPassWriteIndex: at, endOfPassWriteIndex: at + 1 } } : {});
+    for (const s of steps) {
+        pass.setPipeline(s.p);
+        pass.setBindGroup(0, s.group);
+        pass.dispatchWorkgroups(s.x, s.y);
+    }
+    pass.end();
+}
+
+// perf: warm-up runs (at least req.warmup and req.warmup_ms of wall time), then req.reps
+// runs, one submission each, timed by GPU timestamps around the pass: their ms.
+async function timeReps(plan, bufs, scratch, req) {
+    if (!timestamps)
+        throw new Failure('unsupported', 'the adapter has no timestamp-query feature');
+    const owned = [];
+    try {
+        const steps = await prepare(plan, bufs, scratch, owned);
+        const t0 = performance.now();
+        for (let i = 0; i < (req.warmup ?? 0) || performance.now() - t0 < (req.warmup_ms ?? 0); i++) {
+            const enc = device.createCommandEncoder();
+            encodePass(enc, steps, null, 0);
+            device.queue.submit([enc.finish()]);
+            await device.queue.onSubmittedWorkDone();
+        }
+        const n = req.reps;
+        const query = device.createQuerySet({ type: 'timestamp', count: 2 * n });
+        const resolve = device.createBuffer({ size: 16 * n,
+                                              usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+        const stage = device.createBuffer({ size: 16 * n,
+                                            usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+        owned.push(resolve, stage);
+        for (let i = 0; i < n; i++) {
+            const enc = device.createCommandEncoder();
+            encodePass(enc, steps, query, 2 * i);
+            device.queue.submit([enc.finish()]);
+            await device.queue.onSubmittedWorkDone();
+        }
+        const enc = device.createCommandEncoder();
+        enc.resolveQuerySet(query, 0, 2 * n, resolve, 0);
+        enc.copyBufferToBuffer(resolve, 0, stage, 0, 16 * n);
+        device.queue.submit([enc.finish()]);
+        await stage.mapAsync(GPUMapMode.READ);
+        const t = new BigUint64Array(stage.getMappedRange().slice(0));
+        stage.unmap();
+        query.destroy();
+        const ms = [];
+        for (let i = 0; i < n; i++)
+            ms.push(t[2 * i + 1] > t[2 * i] ? Number(t[2 * i + 1] - t[2 * i]) / 1e6 : 0);
+        return ms;
+    } finally {
+        for (const g of owned)
+            g.destroy();
+    }
+}
+
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+
+// The ceilings message: copy bandwidth, FMA rate and one small dispatch's floor.
+async function ceilings(req) {
+    const p = req.params;
+    const timed = async (plan) => {
+        const scratch = plan.scratch.map((size) => device.createBuffer({ size: ceil16(size), usage: USAGE() }));
+        try {
+            return median(await timeReps(plan, [], scratch, req));
+        } finally {
+            for (const g of scratch)
+                g.destroy();
+        }
+    };
+    const bytes = Math.min(p.copy_bytes, Math.floor(device.limits.maxStorageBufferBindingSize / 16) * 16);
+    const copy = await timed(CEILINGS.copy(bytes));
+    const fma = await timed(CEILINGS.fma(p.fma_groups, p.fma_iters));
+    const floor = await timed(CEILINGS.copy(4096));
+    return { status: 'ok', copy_gbs: (2 * bytes) / (copy * 1e6), copy_bytes: 2 * bytes,
+             fma_tflops: (p.fma_groups * 256 * p.fma_iters * 64) / (fma * 1e9),
+             dispatch_us: 1e3 * floor };
+}
+
 async function runCase(req, blobs) {
+    if (req.op === 'ceilings')
+        return { json: await ceilings(req), blobs: [] };
     const op = OPS[req.op];
     if (!op)
         throw new Failure('unsupported', `the WebGPU worker has no kernels for op ${req.op}`);
@@ -217,28 +321,16 @@ async function runCase(req, blobs) {
             return g;
         };
         const scratch = (plan.scratch ?? []).map(mk);
+        if (req.reps)   // perf: timed repetitions, nothing read back
+            return { json: { status: 'ok', times_ms: await timeReps(plan, bufs, scratch, req),
+                             kernels: kernelsOf(plan) }, blobs: [] };
         const query = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : null;
         const resolve = timestamps ? device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : null;
         if (resolve)
             owned.push(resolve);
         const enc = device.createCommandEncoder();
-        const pass = enc.beginComputePass(timestamps ? { timestampWrites: {
-            querySet: query, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 } } : {});
-        for (const d of plan.dispatches) {
-            const p = await pipeline(d.kernel);
-            const params = paramsBuffer(d.params);
-            owned.push(params);
-            const entries = d.bindings.map(([binding, ref]) => ({
-                binding, resource: { buffer: ref.scratch !== undefined ? scratch[ref.scratch]
-                                                                       : bufs[ref.buffer] } }));
-            entries.push({ binding: 8, resource: { buffer: params } });
-            pass.setPipeline(p);
-            pass.setBindGroup(0, device.createBindGroup({ layout: p.getBindGroupLayout(0), entries }));
-            const maxX = device.limits.maxComputeWorkgroupsPerDimension;
-            const x = Math.max(1, Math.min(d.groups, maxX)), y = Math.ceil(d.groups / x);
-            pass.dispatchWorkgroups(x, y);
-        }
-        pass.end();
+        const steps = await prepare(plan, bufs, scratch, owned);
+        encodePass(enc, steps, query, 0);
         if (timestamps)
             enc.resolveQuerySet(query, 0, 2, resolve, 0);
         const outs = req.buffers.map((b, i) => [b, i]).filter(([b]) => b.out);
@@ -273,7 +365,7 @@ async function runCase(req, blobs) {
         }
         if (query)
             query.destroy();
-        return { json: { status: 'ok', gpu_ms, kernels: [...new Set(plan.dispatches.map((d) => d.kernel))] },
+        return { json: { status: 'ok', gpu_ms, kernels: kernelsOf(plan) },
                  blobs: result };
     } finally {
         const errors = [];

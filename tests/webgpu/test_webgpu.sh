@@ -3,7 +3,7 @@
 # Node.js worker on Mesa 25's lavapipe.
 #   usage: test_webgpu.sh Q4CTS SOURCE_DIR WORK_DIR ICD MODE
 # MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
-# MODE "worker":   the worker's failures as verdicts (crash, hang, device loss, out of
+# MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing (CI
 # installs them: scripts/setup).
@@ -65,6 +65,13 @@ if [ "$mode" = worker ]; then
     env Q4CTS_NODE=/nonexistent/node "$q4cts" run --api webgpu "${sel[@]}"
   expect 0 'WebGPU adapter' -- "$q4cts" devices --api webgpu
   seen 'timestamps (yes|no), maxStorageBufferBindingSize [0-9]+'
+  # perf: the ceilings and a row per case, GPU timestamps (the figures are not judged)
+  expect 0 'ceilings: copy [0-9.]+ GB/s, fp32 FMA [0-9.]+ TFLOP/s' -- "$q4cts" perf --api webgpu \
+    --filter 'q4cts.adamw_step.wd_on.n1024_t1_w1' --reps 3 --warmup 1 --warmup-ms 0 --json perf.json
+  seen '^q4cts.adamw_step.wd_on.n1024_t1_w1 +[0-9.]+ +[0-9.]+ .* bandwidth'
+  seen '^device: .*\(WebGPU\), driver Dawn'
+  checks=$((checks + 1))
+  grep -q '"api": "webgpu"' perf.json || fail "the perf report does not name the API"
   # --kernel: a WGSL kernel by name, a file that compiles.
   expect 2 "--kernel 'bogus=x.wgsl': with --api webgpu, NAME=FILE.wgsl where NAME is a WGSL kernel" -- \
     "$q4cts" run --api webgpu --kernel bogus=x.wgsl
@@ -78,6 +85,7 @@ if [ "$mode" = worker ]; then
   expect 2 '--device is not available with --api webgpu' -- "$q4cts" run --api webgpu --device 0
   expect 2 '--bounds-check is not available with --api webgpu' -- "$q4cts" run --api webgpu --bounds-check
   expect 2 'replay is not available with --api webgpu' -- "$q4cts" replay somewhere --api webgpu
+  expect 2 'perf --kernel is not available with --api webgpu' -- "$q4cts" perf --api webgpu --kernel adamw_step=x.wgsl
 fi
 
 echo "$checks checks, $failures failures"
