@@ -5,6 +5,7 @@
 // memory by two invocations per block. Rows n >= N (odd N4's padding) stage 0.
 //!include q4_w4x8.wgsl
 //!include gemm_tile.wgsl
+//!include q4_w_tile.wgsl
 
 struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32, has_bias: u32 }
 
@@ -33,32 +34,7 @@ fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
             As[(kq * 4u + j) * 8u + ml / 4u][ml % 4u] = v[j];
         }
     }
-    // W: block (k4, n8) of the tile by invocations 2b and 2b + 1, words 2h and 2h + 1
-    let b = lid / 2u;
-    let h = lid % 2u;
-    let bk = b % 8u;
-    let bn = b / 8u;
-    let k4 = t0 / 4u + bk;
-    let n8 = c0 / 8u + bn;
-    var blk = vec4<u32>(0x88888888u);
-    if (k4 < K4 && n8 < params.N8) {
-        blk = w4[k4 * params.N8 + n8];
-    }
-    let g = ((4u * k4) / params.gs) * params.N;
-    for (var p = 2u * h; p < 2u * h + 2u; p++) {
-        for (var odd = 0u; odd < 2u; odd++) {
-            let nl = bn * 8u + 2u * p + odd;          // row within the tile
-            let n = c0 + nl;
-            var s = 0.0;
-            if (n < params.N && k4 < K4) {
-                s = scales[g + n];
-            }
-            let v = q4_row4(blk[p], odd) * s;
-            for (var j = 0u; j < 4u; j++) {
-                Bs[(bk * 4u + j) * 8u + nl / 4u][nl % 4u] = v[j];
-            }
-        }
-    }
+    stage_w(c0, t0, lid, true);
 }
 
 @compute @workgroup_size(64)

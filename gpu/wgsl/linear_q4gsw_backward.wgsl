@@ -5,6 +5,7 @@
 // being one vec4 of workgroup memory. Rows n >= N (odd N4's padding) stage 0.
 //!include q4_w4x8.wgsl
 //!include gemm_tile.wgsl
+//!include q4_w_tile.wgsl
 
 struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32 }
 
@@ -17,7 +18,6 @@ struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32 }
 // r = m, c = k, t = n.
 fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
     let N4 = params.N / 4u;
-    let K4 = params.K / 4u;
     // dout: 32 m x 8 n-quads, 4 per invocation, transposed into As[n][m]
     for (var i = 0u; i < 4u; i++) {
         let e = lid + 64u * i;
@@ -33,29 +33,7 @@ fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
             As[(nq * 4u + j) * 8u + ml / 4u][ml % 4u] = v[j];
         }
     }
-    // W: block (k4, n8) by invocations 2b and 2b + 1, words 2h and 2h + 1; Bs[n][k]
-    let b = lid / 2u;
-    let h = lid % 2u;
-    let bk = b % 8u;
-    let bn = b / 8u;
-    let k4 = c0 / 4u + bk;
-    let n8 = t0 / 8u + bn;
-    var blk = vec4<u32>(0x88888888u);
-    if (k4 < K4 && n8 < params.N8) {
-        blk = w4[k4 * params.N8 + n8];
-    }
-    let g = ((4u * k4) / params.gs) * params.N;
-    for (var p = 2u * h; p < 2u * h + 2u; p++) {
-        for (var odd = 0u; odd < 2u; odd++) {
-            let nl = bn * 8u + 2u * p + odd;
-            let n = t0 + nl;
-            var s = 0.0;
-            if (n < params.N && k4 < K4) {
-                s = scales[g + n];
-            }
-            Bs[nl * 8u + bk] = q4_row4(blk[p], odd) * s;
-        }
-    }
+    stage_w(t0, c0, lid, false);
 }
 
 @compute @workgroup_size(64)
