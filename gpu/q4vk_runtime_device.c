@@ -7,6 +7,7 @@
  * selection; q4vk_create / q4vk_destroy. */
 #include <ctype.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -436,6 +437,20 @@ static q4_status select_device(const q4vk_device_info *infos, int n, const char 
                                q4_error *err)
 {
     *out = -1;
+    /* Under ctest -j with the resource spec (harness/resource_spec.cmake), a test runs
+     * on the device ctest gave it: CTEST_RESOURCE_GROUP_0_GPUS="id:1,slots:1"; an id
+     * that is not a number ("none": no device) leaves the usual choice. */
+    const char *given = sel ? NULL : getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    int id = -1, used = 0;
+    if (given && sscanf(given, "id:%d%n", &id, &used) == 1 && (!given[used] || given[used] == ',')) {
+        if (id >= 0 && id < n) {
+            *out = id;
+            return Q4_OK;
+        }
+        return q4_fail(err, Q4_ERR_ARG, "ctest gave this test device %d "
+                       "(CTEST_RESOURCE_GROUP_0_GPUS=%.40s) but there are %d devices; build "
+                       "again to rewrite the resource spec", id, given, n);
+    }
     if (!sel) {
         int best = 0;
         for (int i = 1; i < n; i++)

@@ -60,7 +60,19 @@ static const char usage[] =
     "                       (alloc), submission lose the device (lost) or time out\n"
     "                       (timeout), or case crash its worker (crash), or the\n"
     "                       worker crash releasing a device after N submissions\n"
-    "                       (teardown): tests the harness's handling of each\n"
+    "                       (teardown): tests the harness's handling of each;\n"
+    "                       flaky@N (N >= 2): every GPU run but each N-th reads back\n"
+    "                       a wrong element\n"
+    "  --jobs N             run N cases at once, each worker on its own process\n"
+    "                       (1 <= N <= 256; several may share one device)\n"
+    "  --devices A,B,...    workers go round these devices (index, UUID or name);\n"
+    "                       --jobs defaults to one per device\n"
+    "  --flake-retries N    run a case that is not ok up to N more times; one that\n"
+    "                       then passes is a Flake, listed, not counted as failed\n"
+    "  --baseline FILE      run: expected verdicts, CASE,VERDICT a line; the run\n"
+    "                       passes when every case does what FILE expects (a case it\n"
+    "                       does not list: pass) and tells unexpected passes and\n"
+    "                       failures apart (docs/runs.md)\n"
     "  --dump-dir DIR       save each failing case as DIR/<case>/: case.json and .npy\n"
     "                       arrays (inputs, truth, GPU outputs); docs/dumps.md\n"
     "  --dump all|failing   which cases --dump-dir saves (default failing)\n"
@@ -82,7 +94,7 @@ static const char usage[] =
     "  --warmup N           untimed runs first: at least N (default 3) ...\n"
     "  --warmup-ms MS       ... and at least MS of wall time (default 500), so that an\n"
     "                       idle GPU is back at full clocks before timing starts\n"
-    "  --baseline FILE      compare with a saved --json; an op >10% slower exits 1\n"
+    "  --baseline FILE      perf: compare with a saved --json; >10% slower exits 1\n"
     "\n"
     "Compare:\n"
     "  --factor F           list margins that grew or shrank more than F times (default 2)\n"
@@ -117,8 +129,9 @@ static q4_status parse_uint(const char *flag, const char *s, uint64_t max, uint6
     return Q4_OK;
 }
 
-static q4_status parse_fault(const char *s, q4vk_faults *f, q4_error *err)
+static q4_status parse_fault(const char *s, q4h_cli *cli, q4_error *err)
 {
+    q4vk_faults *f = &cli->faults;
     static const char *const kinds[] = { "alloc", "lost", "timeout", "crash", "teardown" };
     int64_t *slots[] = { &f->fail_alloc_at, &f->device_lost_at, &f->timeout_at, &f->crash_at,
                          &f->crash_at_destroy };
@@ -131,8 +144,14 @@ static q4_status parse_fault(const char *s, q4vk_faults *f, q4_error *err)
             *slots[k] = (int64_t)n;
             return Q4_OK;
         }
+    if (at && at - s == 5 && !strncmp(s, "flaky", 5) &&
+        parse_uint("--inject-fault", at + 1, INT32_MAX, &n, NULL) == Q4_OK && n >= 2) {
+        cli->flaky_every = (int)n;
+        return Q4_OK;
+    }
     return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects KIND@N with KIND alloc, lost, "
-                   "timeout, crash or teardown and 1 <= N <= %d, got '%s'", INT32_MAX, SHOWN(s));
+                   "timeout, crash or teardown and 1 <= N <= %d, or flaky@N with N >= 2, "
+                   "got '%s'", INT32_MAX, SHOWN(s));
 }
 
 /* I/N with 1 <= I <= N <= Q4H_MAX_SHARDS, each part a plain whole number (no sign, no
@@ -210,6 +229,33 @@ static q4_status positional(q4h_cli *cli, const char *arg, q4_error *err)
     return Q4_OK;
 }
 
+/* --devices A,B,...: one device selector each, none empty (a selector has no comma). */
+static q4_status parse_devices(const char *s, q4h_cli *cli, q4_error *err)
+{
+    char shown[Q4_ECHO_MAX];
+    size_t len = strlen(s);
+    if (len >= sizeof cli->devices_buf)
+        return q4_fail(err, Q4_ERR_ARG, "--devices '%s' is %zu bytes; at most %zu", SHOWN(s), len,
+                       sizeof cli->devices_buf - 1);
+    memcpy(cli->devices_buf, s, len + 1);
+    cli->n_devices = 0;
+    cli->devices_arg = s;
+    for (char *p = cli->devices_buf;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*p)
+            return q4_fail(err, Q4_ERR_ARG, "--devices expects device selectors separated by "
+                           "commas (as 0,1), got '%s' with an empty one", SHOWN(s));
+        if (cli->n_devices == Q4H_MAX_LIST)
+            return q4_fail(err, Q4_ERR_ARG, "--devices names more than %d devices", Q4H_MAX_LIST);
+        cli->devices[cli->n_devices++] = p;
+        if (!comma)
+            return Q4_OK;
+        p = comma + 1;
+    }
+}
+
 /* A number F > 1 (a factor by which a margin moved). */
 static q4_status parse_factor(const char *s, double *out, q4_error *err)
 {
@@ -226,7 +272,8 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_INTERFACE, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE,
        OPT_HELP, OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
-       OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT };
+       OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT, OPT_JOBS, OPT_DEVICES,
+       OPT_FLAKE_RETRIES };
 
 typedef struct option_def {
     const char *name;
@@ -263,6 +310,9 @@ static const option_def opts[] = {
     { "warmup-ms", 1, OPT_WARMUP_MS },
     { "baseline", 1, OPT_BASELINE },
     { "factor", 1, OPT_FACTOR },
+    { "jobs", 1, OPT_JOBS },
+    { "devices", 1, OPT_DEVICES },
+    { "flake-retries", 1, OPT_FLAKE_RETRIES },
     { "help", 0, OPT_HELP },
     { "version", 0, OPT_VERSION },
 };
@@ -360,7 +410,17 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_DUMPS: cli->dumps = value; break;
     case OPT_OUTPUT: cli->output = value; break;
     case OPT_BASELINE: cli->baseline = value; break;
-    case OPT_FAULT: return parse_fault(value, &cli->faults, err);
+    case OPT_FAULT: return parse_fault(value, cli, err);
+    case OPT_DEVICES: return parse_devices(value, cli, err);
+    case OPT_JOBS:
+        if ((st = parse_uint("--jobs", value, 256, &v, err)) == Q4_OK && v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--jobs expects at least 1, got 0");
+        cli->jobs = (int)v;
+        break;
+    case OPT_FLAKE_RETRIES:
+        st = parse_uint("--flake-retries", value, 100, &v, err);
+        cli->flake_retries = (int)v;
+        break;
     case OPT_FACTOR: return parse_factor(value, &cli->factor, err);
     case OPT_HELP: cli->help = 1; break;
     case OPT_VERSION: cli->version = 1; break;
@@ -437,6 +497,14 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
     if (!strcmp(cli->command, "compare") && cli->n_operands != 2)
         return q4_fail(err, Q4_ERR_ARG, "compare needs two run reports: q4cts compare A.json "
                        "B.json (got %zu)", cli->n_operands);
+    if (strcmp(cli->command, "run") && (cli->jobs || cli->n_devices || cli->flake_retries ||
+                                         cli->flaky_every))
+        return q4_fail(err, Q4_ERR_ARG, "--jobs, --devices, --flake-retries and --inject-fault "
+                       "flaky@N apply to run only, not %s", cli->command);
+    if (cli->device && cli->n_devices)
+        return q4_fail(err, Q4_ERR_ARG, "give --device or --devices, not both");
+    if (!cli->jobs)
+        cli->jobs = cli->n_devices ? (int)cli->n_devices : 1;
     if (!strcmp(cli->command, "merge") && (!cli->n_operands || (!cli->json && !cli->junit)))
         return q4_fail(err, Q4_ERR_ARG, "merge needs the shards' --json reports and where to "
                        "write the merged one: q4cts merge SHARD.json... --json FILE and/or "
@@ -448,6 +516,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         /* Vulkan's options: the WebGPU worker has no device choice, layer or probes */
         const char *vk_only = cli->device ? "--device" : cli->validation ? "--validation"
                             : cli->n_interfaces ? "--interface"
+                            : cli->n_devices ? "--devices" : cli->jobs > 1 ? "--jobs"
+                            : cli->flake_retries ? "--flake-retries"
+                            : cli->flaky_every ? "--inject-fault flaky@N"
                             : cli->bounds_check ? "--bounds-check"
                             : cli->shader_coverage ? "--shader-coverage"
                             : cli->dump_dir ? "--dump-dir"

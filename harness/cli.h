@@ -46,6 +46,14 @@ typedef struct q4h_cli {
     int perf_reps, perf_warmup, perf_warmup_ms;
     double factor;                  /* compare --factor (default 2) */
     q4h_api api;                    /* --api vulkan|webgpu */
+    int jobs;                       /* --jobs: worker processes at once (default 1, or one
+                                       per --devices entry) */
+    const char *devices[Q4H_MAX_LIST];   /* --devices, split at commas (into devices_buf) */
+    size_t n_devices;
+    const char *devices_arg;        /* as given */
+    char devices_buf[1024];
+    int flake_retries;              /* --flake-retries */
+    int flaky_every;                /* --inject-fault flaky@N */
     int help, version;              /* --help, --version: the caller prints */
 } q4h_cli;
 

@@ -9,15 +9,16 @@
 #include "run_json.h"
 
 /* Lower is better. A change to a higher rank is a regression: Pass -> QualityWarning
- * is, and so is losing a case to NotSupported (the run covers less); Fail -> Crash is
- * not (it failed before). */
+ * or Flake is, and so is losing a case to NotSupported (the run covers less);
+ * Fail -> Crash is not (it failed before). */
 static int rank(q4_verdict v)
 {
     switch (v) {
     case Q4_PASS: return 0;
     case Q4_QUALITY_WARNING: return 1;
-    case Q4_NOT_SUPPORTED: return 2;
-    default: return 3;
+    case Q4_FLAKE: return 2;
+    case Q4_NOT_SUPPORTED: return 3;
+    default: return 4;
     }
 }
 

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "baseline.h"
 #include "cli.h"
 #include "compare.h"
 #include "merge.h"
@@ -111,9 +112,11 @@ typedef struct run_state {
     q4_json *json;
     int report_error;
     char problem[400];         /* a worker that ended badly outside any case */
-    char props_buf[13][300];
-    q4_prop props[13];
+    char props_buf[20][300];
+    q4_prop props[20];
     size_t n_props;
+    const q4h_expectations *expect;   /* --baseline, or NULL */
+    char first_uuid[40];              /* the device of the first worker that opened one */
 } run_state;
 
 static void prop(run_state *s, const char *key, const char *fmt, const char *value)
@@ -150,6 +153,18 @@ static void add_props(run_state *s, const q4vk_device_info *info)
         snprintf(line, sizeof line, "%d/%d", s->cli->shard_i + 1, s->cli->shard_n);
         prop(s, "shard", "%s", line);
     }
+    if (s->cli->jobs > 1) {
+        snprintf(line, sizeof line, "%d", s->cli->jobs);
+        prop(s, "workers", "%s", line);
+    }
+    if (s->cli->n_devices)
+        prop(s, "devices", "%s", s->cli->devices_arg);
+    if (s->cli->flake_retries) {
+        snprintf(line, sizeof line, "%d", s->cli->flake_retries);
+        prop(s, "flake_retries", "%s", line);
+    }
+    if (s->expect)
+        prop(s, "baseline", "%s", s->cli->baseline);
 }
 
 static q4_status open_reports(run_state *s, q4_error *err)
@@ -170,17 +185,29 @@ static q4_status open_reports(run_state *s, q4_error *err)
     return st;
 }
 
-static q4_status on_device(void *user, const q4vk_device_info *info, q4_error *err)
+/* Each worker lane's device: the first one opens the reports with its properties;
+ * a later one is named only when it is another device (--devices). */
+static q4_status on_device(void *user, int worker, const q4vk_device_info *info, q4_error *err)
 {
     run_state *s = user;
     char api[32];
+    int first = !s->first_uuid[0];
+    if (!first && !strcmp(s->first_uuid, info->uuid))
+        return Q4_OK;
     api_string(info->api_version, api, sizeof api);
+    if (first)
+        printf("device: ");
+    else
+        printf("device (worker %d): ", worker + 1);
     if (s->cli->api == Q4H_API_WEBGPU)
-        printf("device: %s (WebGPU), driver %s %s, %s\n", info->name, info->driver_name,
+        printf("%s (WebGPU), driver %s %s, %s\n", info->name, info->driver_name,
                info->driver_version_str, info->driver_info);
     else
-        printf("device: %s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
+        printf("%s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
                info->driver_name, info->driver_info, api);
+    if (!first)
+        return Q4_OK;
+    snprintf(s->first_uuid, sizeof s->first_uuid, "%s", info->uuid);
     add_props(s, info);
     return open_reports(s, err);
 }
@@ -232,10 +259,13 @@ static void on_begin(void *user, const q4_case *c)
     q4_console_begin(s->console, c->name);
 }
 
-static void on_result(void *user, const q4_result *r)
+static void on_result(void *user, const q4_result *result)
 {
     run_state *s = user;
     q4_error err = { 0 };
+    q4_result judged = *result, *r = &judged;
+    if (s->expect)
+        r->baseline = q4h_expected_verdict(s->expect, r->name);
     q4_console_result(s->console, r);
     if (s->junit && q4_junit_add(s->junit, r, &err) != Q4_OK && !s->report_error++)
         fprintf(stderr, "q4cts: the JUnit report could not be written: %s\n", err.msg);
@@ -295,13 +325,20 @@ static int cmd_run(const q4h_cli *cli)
     int rc = EXIT_USAGE;
     run_state s = { .cli = cli, .planned = 0 };
 
+    q4h_expectations *expect = NULL;
     if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
         return fail_usage(&err);
+    if (cli->baseline && q4h_expectations_load(cli->baseline, &expect, &err) != Q4_OK) {
+        free(cases);
+        return fail_usage(&err);
+    }
+    s.expect = expect;
     const bool webgpu = cli->api == Q4H_API_WEBGPU;
     if ((webgpu ? q4h_webgpu_check_kernels(cli->kernel_args, cli->n_kernels, &err)
                 : q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err)) != Q4_OK ||
         (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
         q4h_overrides_free(overrides, cli->n_kernels);
+        q4h_expectations_free(expect);
         free(cases);
         return fail_usage(&err);
     }
@@ -318,6 +355,7 @@ static int cmd_run(const q4h_cli *cli)
         q4h_ifaces_free(ifaces, cli->n_interfaces);
         free(modules);
         q4h_overrides_free(overrides, cli->n_kernels);
+        q4h_expectations_free(expect);
         free(cases);
         return fail_usage(&err);
     }
@@ -332,6 +370,8 @@ static int cmd_run(const q4h_cli *cli)
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
         .api = webgpu ? "webgpu" : "vulkan",
+        .jobs = cli->jobs, .devices = cli->devices, .n_devices = (int)cli->n_devices,
+        .flake_retries = cli->flake_retries, .flaky_every = cli->flaky_every,
     };
     if (shcov)
         opt.vk.probes = q4h_shcov_probes(shcov);
@@ -406,6 +446,7 @@ static int cmd_run(const q4h_cli *cli)
     q4h_ifaces_free(ifaces, cli->n_interfaces);
     free(modules);
     q4h_overrides_free(overrides, cli->n_kernels);
+    q4h_expectations_free(expect);
     free(cases);
     return rc;
 }

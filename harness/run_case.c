@@ -69,6 +69,23 @@ void q4h_result_start(const q4h_run_options *opt, const q4_case *c, q4_result *r
              (unsigned long long)c->seed, opt->repro_flags ? opt->repro_flags : "");
 }
 
+/* --inject-fault flaky@N: the harness's stand-in for a kernel that is right only
+ * sometimes. Of this worker's GPU runs, those whose number is not a multiple of N get
+ * their first output element read back wrong, so flaky@2 fails every other run:
+ * deterministic, unlike a real race, so that --flake-retries can be tested. */
+static void inject_flaky(const q4h_run_options *opt, q4h_outputs *out)
+{
+    static long runs;
+    if (opt->flaky_every <= 0 || ++runs % opt->flaky_every == 0 || out->n == 0)
+        return;
+    q4h_output *o = &out->o[0];
+    if (o->got && o->count > 0)
+        o->got[0] = (float)(o->value[0] + 1e3 * (o->bound[0] + 1));
+    else if (o->got_code && o->count > 0)
+        o->got_code[0] = (uint8_t)(o->code[0] ^ (o->alt && o->alt[0] == (o->code[0] ^ 0x11)
+                                                 ? 0x22 : 0x11));
+}
+
 /* One GPU run and its judgement into r; recreates the context after a loss.
  * True when the outputs hold this run's results (it was judged). */
 static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_op *op,
@@ -83,6 +100,7 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
     bool outside = q4vk_take_oob(*ctx, oob, sizeof oob); /* --bounds-check */
     r->gpu_ms = t.gpu_ms;
     if (st == Q4_OK) {
+        inject_flaky(opt, out);
         q4h_judge(out, r);
         if (outside) { /* whatever the values: an access past the data is a defect */
             r->verdict = Q4_FAIL;

@@ -64,6 +64,16 @@ static void parse_result(q4h_jparser *p, json_object *j, size_t i, q4_result *r)
     q4h_jp_str(p, j, where, "message", r->message, sizeof r->message, false);
     q4h_jp_str(p, j, where, "repro", r->repro, sizeof r->repro, false);
     q4h_jp_str(p, j, where, "api", r->api, sizeof r->api, true);   /* older reports: none */
+    /* Written since flakes and baselines came: optional, so older reports still read. */
+    int64_t tries = q4h_jp_int(p, j, where, "tries", 1, 1000, true);
+    r->tries = tries < 0 ? 1 : (int)tries;
+    json_object *baseline = NULL;
+    if (json_object_object_get_ex(j, "baseline", &baseline) && baseline) {
+        char expected[32] = "";
+        q4h_jp_str(p, j, where, "baseline", expected, sizeof expected, false);
+        if (p->st == Q4_OK && !q4_verdict_parse(expected, &r->baseline))
+            q4h_jp_bad(p, where, "baseline", "a verdict name or null");
+    }
 }
 
 static const q4h_run_doc *sort_doc;   /* qsort has no user pointer */

@@ -1,10 +1,12 @@
-/* runner.h: runs a list of cases on one device, each case isolated from the run.
+/* runner.h: runs a list of cases, each case isolated from the run.
  *
- * The cases run in a worker process that holds the Vulkan context; the parent
- * only supervises and reports. A case that crashes the worker (a signal in the
- * driver, say) is reported as Crash, one that outlives the watchdog as Timeout,
- * and a fresh worker carries on with the next case. A lost device is a Crash too:
- * the worker recreates its context and goes on. */
+ * The cases run in worker processes that hold the Vulkan context (one worker, or
+ * --jobs of them over --devices); the parent only supervises and reports, in the
+ * order of the cases whatever the number of workers. A case that crashes its worker
+ * (a signal in the driver, say) is reported as Crash, one that outlives the watchdog
+ * as Timeout, and a fresh worker carries on with the next case. A lost device is a
+ * Crash too: the worker recreates its context and goes on. A case that is not ok is
+ * run again up to flake_retries times; one that passes on a retry is a Flake. */
 #ifndef Q4H_RUNNER_H
 #define Q4H_RUNNER_H
 
@@ -37,12 +39,19 @@ typedef struct q4h_run_options {
     const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
     double watchdog_s;         /* the parent's limit for one case, all repeats included */
     const char *api;           /* each result's API: "vulkan" (NULL) or "webgpu" */
+    int jobs;                  /* worker processes at once (0 or 1: one) */
+    const char *const *devices;   /* --devices: worker k opens devices[k % n_devices] */
+    int n_devices;             /* 0: every worker opens vk.device */
+    int flake_retries;         /* runs more of a case that is not ok */
+    int flaky_every;           /* --inject-fault flaky@N: a worker's GPU runs not a multiple
+                                  of N read back a wrong first element; 0 off */
 } q4h_run_options;
 
 typedef struct q4h_sink {
     void *user;
-    /* Once, before the first case, with the device the worker opened. */
-    q4_status (*device)(void *user, const q4vk_device_info *info, q4_error *err);
+    /* Once per worker lane (0 .. jobs-1), with the device its first worker opened; the
+     * first call comes before any result. */
+    q4_status (*device)(void *user, int worker, const q4vk_device_info *info, q4_error *err);
     void (*begin)(void *user, const q4_case *c);
     void (*result)(void *user, const q4_result *r);
     /* A worker that ended badly outside any case (between cases, or releasing the

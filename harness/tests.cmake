@@ -1,6 +1,7 @@
 # tests.cmake: writes OUT, a CTest file with one test per op x family of CASELIST
 # (run by cmake -P after q4cts is built). Each test runs those cases on the default
-# device; labels: gpu and the op's name. No Vulkan device at all: the test is skipped.
+# device; labels: gpu and the op's name; each takes one device (RESOURCE_GROUPS gpus:1,
+# top-level CMakeLists.txt). No Vulkan device at all: the test is skipped.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${Q4CTS} list --caselist ${CASELIST}
                 OUTPUT_VARIABLE names RESULT_VARIABLE rc ERROR_VARIABLE errors)
@@ -20,7 +21,8 @@ foreach(name IN LISTS names)
         "add_test(gpu.${op}.${family} \"${Q4CTS}\" run --caselist \"${CASELIST}\" "
         "--filter \"q4cts.${op}.${family}.*\")\n"
         "set_tests_properties(gpu.${op}.${family} PROPERTIES LABELS \"gpu;${op}\" "
-        "SKIP_REGULAR_EXPRESSION \"no Vulkan device found\" TIMEOUT 600)\n")
+        "SKIP_REGULAR_EXPRESSION \"no Vulkan device found\" TIMEOUT 600 "
+        "RESOURCE_GROUPS \"gpus:1\")\n")
     endif()
   endif()
 endforeach()

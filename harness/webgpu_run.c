@@ -400,7 +400,7 @@ q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, 
     q4_status st = open_worker(&s, err);
     if (st != Q4_OK)
         return q4h_stop_signal() ? Q4_OK : st;
-    if (sink->device && (st = sink->device(sink->user, &s.a.info, err)) != Q4_OK) {
+    if (sink->device && (st = sink->device(sink->user, 0, &s.a.info, err)) != Q4_OK) {
         close_worker(&s);
         return st;
     }

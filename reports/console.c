@@ -21,8 +21,10 @@ typedef struct op_stat {
     double seconds;
 } op_stat;
 
+/* A case the summary lists again: not ok (by kind against the baseline), or a flake. */
 typedef struct not_ok_case {
-    q4_verdict verdict;
+    q4_verdict verdict, baseline;
+    q4_surprise surprise;      /* Q4_AS_EXPECTED: a flake that is ok */
     char name[128];
 } not_ok_case;
 
@@ -33,6 +35,7 @@ struct q4_console {
     int live;              /* redraw one live line (a terminal) */
     int line_shown;        /* the live line is on screen and must be cleared first */
     size_t done, passed, skipped, not_ok;
+    size_t with_baseline, expected_failures, unexpected_pass, unexpected_fail;
     size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
     struct timespec start;
     op_stat *ops;          /* in order of first appearance */
@@ -122,13 +125,33 @@ static void clear_live(q4_console *c)
     }
 }
 
+/* The time left if the cases to come take as long as those done did on average:
+ * "ETA 45s", "ETA 3m12s", "ETA 1h05m"; "ETA -" before the first case is done. */
+static void fmt_eta(char out[32], const q4_console *c, double spent)
+{
+    if (c->done == 0 || c->done > c->total) {
+        snprintf(out, 32, "ETA -");
+        return;
+    }
+    double left = spent / (double)c->done * (double)(c->total - c->done);
+    long s = left < 1e9 ? (long)(left + 0.5) : 999999999L;
+    if (s < 60)
+        snprintf(out, 32, "ETA %lds", s);
+    else if (s < 3600)
+        snprintf(out, 32, "ETA %ldm%02lds", s / 60, s % 60);
+    else
+        snprintf(out, 32, "ETA %ldh%02ldm", s / 3600, s % 3600 / 60);
+}
+
 void q4_console_begin(q4_console *c, const char *case_name)
 {
     if (!c || !c->live)
         return;
-    char head[160];
-    int k = snprintf(head, sizeof head, "[%zu/%zu] pass %zu fail %zu skip %zu  %.1fs  ",
-                     c->done, c->total, c->passed, c->not_ok, c->skipped, elapsed(c));
+    char head[160], eta[32];
+    double spent = elapsed(c);
+    fmt_eta(eta, c, spent);
+    int k = snprintf(head, sizeof head, "[%zu/%zu] pass %zu fail %zu skip %zu  %.1fs  %s  ",
+                     c->done, c->total, c->passed, c->not_ok, c->skipped, spent, eta);
     if (k < 0)
         return;
     int room = columns(c->out) - 1 - k;   /* leave the last column free */
@@ -170,7 +193,7 @@ static op_stat *op_for(q4_console *c, const char *op)
     return s;
 }
 
-static void remember_bad(q4_console *c, const q4_result *r)
+static void remember_bad(q4_console *c, const q4_result *r, q4_surprise surprise)
 {
     if (c->nbad == c->capbad) {
         size_t cap = c->capbad ? 2 * c->capbad : 16;
@@ -182,17 +205,27 @@ static void remember_bad(q4_console *c, const q4_result *r)
     }
     not_ok_case *b = &c->bad[c->nbad++];
     b->verdict = r->verdict;
+    b->baseline = r->baseline;
+    b->surprise = surprise;
     snprintf(b->name, sizeof b->name, "%.*s", (int)strnlen(r->name, sizeof r->name), r->name);
 }
 
-static void tally(q4_console *c, const q4_result *r, int ok)
+static void tally(q4_console *c, const q4_result *r, q4_surprise surprise)
 {
     unsigned v = (unsigned)r->verdict;
+    int ok = surprise == Q4_AS_EXPECTED;
     c->count[v < Q4_VERDICT_COUNT ? v : Q4_VERDICT_COUNT]++;
     c->done++;
+    if ((unsigned)r->baseline < Q4_VERDICT_COUNT) {
+        c->with_baseline++;
+        c->expected_failures += ok && !q4_verdict_ok(r->verdict, c->strict);
+        c->unexpected_pass += surprise == Q4_UNEXPECTED_PASS;
+        c->unexpected_fail += surprise == Q4_UNEXPECTED_FAIL;
+    }
+    if (!ok || r->verdict == Q4_FLAKE)
+        remember_bad(c, r, surprise);
     if (!ok) {
         c->not_ok++;
-        remember_bad(c, r);
     } else if (r->verdict == Q4_NOT_SUPPORTED) {
         c->skipped++;
     } else {
@@ -241,6 +274,15 @@ static void case_line(q4_console *c, const q4_result *r)
         put_clean(c->out, r->message, sizeof r->message, NULL);
         fputs(")", c->out);
     }
+    if (r->tries > 1)
+        fprintf(c->out, "  tries %d", r->tries);
+    q4_surprise surprise = q4_result_surprise(r, c->strict);
+    if ((unsigned)r->baseline < Q4_VERDICT_COUNT && surprise == Q4_UNEXPECTED_PASS)
+        fprintf(c->out, "  UNEXPECTED PASS (baseline: %s)", q4_verdict_name(r->baseline));
+    else if ((unsigned)r->baseline < Q4_VERDICT_COUNT && surprise == Q4_UNEXPECTED_FAIL)
+        fprintf(c->out, "  UNEXPECTED FAIL (baseline: %s)", q4_verdict_name(r->baseline));
+    else if ((unsigned)r->baseline < Q4_VERDICT_COUNT && !q4_verdict_ok(r->verdict, c->strict))
+        fputs("  (expected: baseline)", c->out);
     fputc('\n', c->out);
 }
 
@@ -255,15 +297,16 @@ void q4_console_result(q4_console *c, const q4_result *r)
 {
     if (!c || !r)
         return;
-    int ok = q4_verdict_ok(r->verdict, c->strict);
-    tally(c, r, ok);
+    q4_surprise surprise = q4_result_surprise(r, c->strict);
+    int ok = surprise == Q4_AS_EXPECTED;
+    tally(c, r, surprise);
     if (c->live && ok)
         return;            /* the next live line shows it in the counts */
     clear_live(c);
     case_line(c, r);
     if (ok) {
-        if (r->verdict == Q4_QUALITY_WARNING)
-            block_line(c->out, "note:", r->message[0] ? r->message : "QualityWarning",
+        if (r->verdict == Q4_QUALITY_WARNING || r->verdict == Q4_FLAKE)
+            block_line(c->out, "note:", r->message[0] ? r->message : q4_verdict_name(r->verdict),
                        sizeof r->message);
         fflush(c->out);
         return;
@@ -285,6 +328,25 @@ static void fmt_margin(char *buf, size_t n, double v)
         snprintf(buf, n, "-");
     else
         snprintf(buf, n, "%.4g", v);
+}
+
+/* The remembered cases of one kind under a heading, if any: not ok ones by surprise,
+ * or (flakes) the flakes whatever their standing. */
+static void list_cases(q4_console *c, const char *heading, q4_surprise kind, int flakes)
+{
+    int shown = 0;
+    for (size_t i = 0; i < c->nbad; i++) {
+        const not_ok_case *b = &c->bad[i];
+        if (flakes ? b->verdict != Q4_FLAKE : b->surprise != kind)
+            continue;
+        if (!shown++)
+            fprintf(c->out, "%s\n", heading);
+        fprintf(c->out, "  %-14s  ", q4_verdict_name(b->verdict));
+        put_clean(c->out, b->name, sizeof b->name, NULL);
+        if ((unsigned)b->baseline < Q4_VERDICT_COUNT && b->surprise != Q4_AS_EXPECTED)
+            fprintf(c->out, "  (baseline: %s)", q4_verdict_name(b->baseline));
+        fputc('\n', c->out);
+    }
 }
 
 void q4_console_summary(q4_console *c)
@@ -334,14 +396,17 @@ void q4_console_summary(q4_console *c)
             any = 1;
         }
     fprintf(f, "%s\n", any ? "" : " none");
-    if (c->nbad) {
-        fprintf(f, "not ok:\n");
-        for (size_t i = 0; i < c->nbad; i++) {
-            fprintf(f, "  %-14s  ", q4_verdict_name(c->bad[i].verdict));
-            put_clean(f, c->bad[i].name, sizeof c->bad[i].name, NULL);
-            fputc('\n', f);
-        }
+    if (c->with_baseline)
+        fprintf(f, "baseline: %zu as expected (%zu expected failures), %zu unexpected pass, "
+                "%zu unexpected fail\n", c->with_baseline - c->unexpected_pass -
+                c->unexpected_fail, c->expected_failures, c->unexpected_pass, c->unexpected_fail);
+    if (c->with_baseline) {
+        list_cases(c, "unexpected pass:", Q4_UNEXPECTED_PASS, 0);
+        list_cases(c, "unexpected fail:", Q4_UNEXPECTED_FAIL, 0);
+    } else {
+        list_cases(c, "not ok:", Q4_UNEXPECTED_FAIL, 0);
     }
+    list_cases(c, "flaky (failed, then passed on a retry):", Q4_AS_EXPECTED, 1);
     fmt_dur(dur, elapsed(c));
     fputs("result: ", f);
     if (c->outcome[0]) {
@@ -351,8 +416,9 @@ void q4_console_summary(q4_console *c)
     } else {
         fputs(c->not_ok ? "FAIL" : "PASS", f);
     }
-    fprintf(f, ", %zu of %zu cases not ok%s, %zu run of %zu planned, %s\n", c->not_ok, c->done,
-            c->strict ? " (strict: QualityWarning fails)" : "", c->done, c->total, dur);
+    fprintf(f, ", %zu of %zu cases not ok%s%s, %zu run of %zu planned, %s\n", c->not_ok, c->done,
+            c->strict ? " (strict: QualityWarning fails)" : "",
+            c->with_baseline ? " against the baseline" : "", c->done, c->total, dur);
     fflush(f);
 }
 

@@ -28,7 +28,7 @@ struct q4_json {
     q4rep_buf body;        /* rendered result objects, comma-separated */
     q4rep_buf doc;         /* scratch for the whole document */
     size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
-    size_t total, ok;
+    size_t total, ok, unexpected_pass, unexpected_fail;
     double seconds;
     q4rep_progress progress;   /* planned count, why stopped early */
 };
@@ -60,6 +60,8 @@ static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
         q4rep_buf_printf(d, ", \"%s\": %zu", q4_verdict_name((q4_verdict)v), j->count[v]);
     if (j->count[Q4_VERDICT_COUNT])
         q4rep_buf_printf(d, ", \"Unknown\": %zu", j->count[Q4_VERDICT_COUNT]);
+    q4rep_buf_printf(d, ", \"unexpected_pass\": %zu, \"unexpected_fail\": %zu",
+                     j->unexpected_pass, j->unexpected_fail);
     q4rep_buf_puts(d, "}\n}}\n");
     if (d->failed)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JSON report %s", j->file.path);
@@ -170,7 +172,8 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
         return q4_fail(err, Q4_ERR_ARG, "q4_json_add needs a report and a result");
     size_t mark = j->body.len;
     q4rep_buf *b = &j->body;
-    int ok = q4_verdict_ok(r->verdict, j->strict);
+    q4_surprise surprise = q4_result_surprise(r, j->strict);
+    int ok = surprise == Q4_AS_EXPECTED, with_baseline = (unsigned)r->baseline < Q4_VERDICT_COUNT;
 
     q4rep_buf_puts(b, j->total ? ",\n    {\"name\": " : "\n    {\"name\": ");
     q4rep_json_str(b, r->name, sizeof r->name);
@@ -198,6 +201,14 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     put_field(b, "repro", r->repro, sizeof r->repro);
     if (r->api[0])
         put_field(b, "api", r->api, sizeof r->api);
+    q4rep_buf_printf(b, ", \"tries\": %d, \"baseline\": ", r->tries);
+    if (with_baseline)
+        q4rep_json_str(b, q4_verdict_name(r->baseline), Q4REP_NOMAX);
+    else
+        q4rep_buf_puts(b, "null");
+    q4rep_buf_puts(b, ", \"surprise\": ");
+    q4rep_buf_puts(b, !with_baseline || ok ? "null" : surprise == Q4_UNEXPECTED_PASS
+                   ? "\"unexpected pass\"" : "\"unexpected fail\"");
     q4rep_buf_puts(b, "}");
     if (b->failed) {
         q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
@@ -209,6 +220,8 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     j->count[v < Q4_VERDICT_COUNT ? v : Q4_VERDICT_COUNT]++;
     j->total++;
     j->ok += ok != 0;
+    j->unexpected_pass += with_baseline && surprise == Q4_UNEXPECTED_PASS;
+    j->unexpected_fail += with_baseline && surprise == Q4_UNEXPECTED_FAIL;
     if (isfinite(r->seconds) && r->seconds > 0)
         j->seconds += r->seconds;
     return flush(j, 0, 0, err);

@@ -258,6 +258,14 @@ static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
         q4rep_buf_puts(b, "\nrepro: ");
         q4rep_xml_text(b, r->repro, sizeof r->repro);
     }
+    if (r->tries > 1)
+        q4rep_buf_printf(b, "\ntries: %d", r->tries);
+    if ((unsigned)r->baseline < Q4_VERDICT_COUNT) {
+        q4_surprise s = q4_result_surprise(r, strict);
+        q4rep_buf_printf(b, "\nbaseline: %s (%s)", q4_verdict_name(r->baseline),
+                         s == Q4_AS_EXPECTED ? "as expected" : s == Q4_UNEXPECTED_PASS
+                         ? "unexpected pass" : "unexpected fail");
+    }
     q4rep_buf_puts(b, "\n");
 }
 
@@ -292,6 +300,12 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     q4rep_buf *b = &j->body;
     long long us = to_micros(r->seconds);
     q4rep_class cls = q4rep_classify(r->verdict, j->strict);
+    /* Against a baseline, a failure it expects is skipped (it is known), and a pass it
+     * does not expect fails the run as deqp-runner's UnexpectedPass does. */
+    q4_surprise surprise = q4_result_surprise(r, j->strict);
+    int with_baseline = (unsigned)r->baseline < Q4_VERDICT_COUNT;
+    if (with_baseline && surprise == Q4_AS_EXPECTED && cls != Q4REP_PASSED)
+        cls = Q4REP_SKIPPED;
 
     q4rep_buf_puts(b, "    <testcase ");
     render_names(b, r);
@@ -302,15 +316,25 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     case Q4REP_FAILED:
         render_problem(b, "failure", r, !isnan(r->worst_margin));
         break;
+    case Q4REP_PASSED:
+        if (with_baseline && surprise == Q4_UNEXPECTED_PASS) {
+            cls = Q4REP_FAILED;
+            q4rep_buf_printf(b, "      <failure message=\"unexpected pass: the baseline expects %s, "
+                             "got %s\" type=\"UnexpectedPass\">", q4_verdict_name(r->baseline),
+                             q4_verdict_name(r->verdict));
+            q4rep_xml_text(b, r->repro, sizeof r->repro);
+            q4rep_buf_puts(b, "</failure>\n");
+        }
+        break;
     case Q4REP_ERRORED:
         render_problem(b, "error", r, 0);
         break;
     case Q4REP_SKIPPED:
         q4rep_buf_puts(b, "      <skipped message=\"");
+        if (r->verdict != Q4_NOT_SUPPORTED)
+            q4rep_buf_printf(b, "expected %s (baseline): ", q4_verdict_name(r->verdict));
         q4rep_xml_attr(b, r->message, sizeof r->message);
         q4rep_buf_puts(b, "\"/>\n");
-        break;
-    case Q4REP_PASSED:
         break;
     }
     q4rep_buf_puts(b, "      <system-out>");

@@ -29,13 +29,15 @@
 
 typedef enum q4_verdict {
     Q4_PASS, Q4_FAIL, Q4_QUALITY_WARNING, Q4_NOT_SUPPORTED, Q4_RESOURCE_ERROR,
-    Q4_CRASH, Q4_TIMEOUT, Q4_INTERNAL_ERROR, Q4_VERDICT_COUNT
+    Q4_CRASH, Q4_TIMEOUT, Q4_INTERNAL_ERROR,
+    Q4_FLAKE,      /* failed, then passed when --flake-retries ran it again (deqp-runner's Flake) */
+    Q4_VERDICT_COUNT
 } q4_verdict;
 
 /* "Pass", "Fail", "QualityWarning", "NotSupported", "ResourceError", "Crash",
- * "Timeout", "InternalError"; "Unknown" for a value outside the enum. */
+ * "Timeout", "InternalError", "Flake"; "Unknown" for a value outside the enum. */
 const char *q4_verdict_name(q4_verdict v);
-/* 1 for Pass, NotSupported, and QualityWarning unless strict; else 0. */
+/* 1 for Pass, NotSupported, and QualityWarning and Flake unless strict; else 0. */
 int q4_verdict_ok(q4_verdict v, int strict);
 /* Addition: the inverse of q4_verdict_name (exact, case-sensitive); 0 and *out
  * untouched when name is no verdict's name. For case lists of expected verdicts. */
@@ -63,11 +65,27 @@ typedef struct q4_result {
     char repro[256];       /* one shell line that reproduces the case alone */
     char api[16];          /* the API whose kernels ran it: "vulkan", "webgpu"; "" unknown
                               (JSON's "api", JUnit's "api:" line; omitted when "") */
+    int tries;             /* runs the verdict took: 1, more when --flake-retries ran a
+                              failing case again (a Flake passed on the last of them) */
+    q4_verdict baseline;   /* what --baseline expects: its listed verdict, Pass for a case
+                              it does not list; Q4_VERDICT_COUNT: the run has no baseline */
 } q4_result;
+
+/* How a result stands against its baseline (deqp-runner's model): as expected (the
+ * listed verdict, or any ok verdict where the baseline expects an ok one; a listed
+ * Flake also accepts Pass), an unexpected pass (ok where the baseline expects a
+ * failure) or an unexpected fail (anything else). Without a baseline: as expected
+ * when the verdict is ok, else an unexpected fail. */
+typedef enum q4_surprise { Q4_AS_EXPECTED, Q4_UNEXPECTED_PASS, Q4_UNEXPECTED_FAIL } q4_surprise;
+q4_surprise q4_result_surprise(const q4_result *r, int strict);
+/* Whether the result lets the run pass: as expected (q4_result_surprise). Every sink
+ * counts "ok" and "not ok" by it. */
+int q4_result_ok(const q4_result *r, int strict);
 
 /* Addition: an empty result with the "unknown" markers set (gpu_ms -1, the judged
  * figures NAN, index -1, strings empty, verdict InternalError until the harness sets
- * one), so a field the harness forgets never reads as a judged zero. */
+ * one, tries 1, no baseline), so a field the harness forgets never reads as a judged
+ * zero. */
 void q4_result_init(q4_result *r);
 /* Addition: one line naming the worst element, e.g.
  * "y[137] (m=3, n=17): got 1.25, expected 1, |err| 0.25, bound 0.078, margin 3.2";
@@ -132,9 +150,13 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *                 lines_hit, branches, branches_hit, blocks, blocks_hit}, ... ],
  *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
- *                          elements, message, repro, api (when set)}, ... ],
+ *                          elements, message, repro, api (when set), tries, baseline,
+ *                          surprise}, ... ],
  *            "summary": {"total": n, "ok": n, "not_ok": n, "seconds": s,
- *                        "Pass": n, "Fail": n, ... one key per verdict}}}
+ *                        "Pass": n, "Fail": n, ... one key per verdict,
+ *                        "unexpected_pass": n, "unexpected_fail": n}}}
+ * ok is q4_result_ok; baseline the verdict --baseline expects (null without one);
+ * surprise "unexpected pass" or "unexpected fail" against it, else null.
  * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, gpu_ms < 0 and
  * index < 0 are null. Strings are valid UTF-8 (bad bytes become U+FFFD). */
 typedef struct q4_json q4_json;
@@ -207,7 +229,9 @@ q4_console *q4_console_new(FILE *out, size_t total, int strict);  /* live line w
 /* Addition: force the live line on (1) or off (0) regardless of isatty; for tests,
  * and for a harness flag such as --no-progress. */
 void q4_console_set_live(q4_console *c, int live);
-void q4_console_begin(q4_console *c, const char *case_name);  /* tty: redraw the live line "[done/total] pass N fail N skip N  12.3s  <case>" */
+/* tty: redraw the live line "[done/total] pass N fail N skip N  12.3s  ETA 1m05s  <case>"
+ * (fail: the cases not ok so far; ETA: the time left at the average pace so far) */
+void q4_console_begin(q4_console *c, const char *case_name);
 void q4_console_result(q4_console *c, const q4_result *r);    /* non-tty: one line per case "Pass  q4cts....  margin 0.031  1.2 ms"; any not-ok case (tty or not): a block with the message, the worst element (output, index, where, got, expected, bound, margin) and the repro line */
 void q4_console_summary(q4_console *c);                        /* table per op: pass / fail / warn / not supported / other, worst margin, time; then totals */
 /* Addition: the run did not end as its verdicts say, and the summary's result line

@@ -1,5 +1,6 @@
-/* result.c: helpers on one case's q4_result: a safe empty value, and the one-line
- * description of its worst element that the console and JUnit both print. */
+/* result.c: helpers on one case's q4_result: a safe empty value, how it stands
+ * against a baseline, and the one-line description of its worst element that the
+ * console and JUnit both print. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +20,24 @@ void q4_result_init(q4_result *r)
     r->expected = NAN;
     r->bound = NAN;
     r->index = -1;
+    r->tries = 1;
+    r->baseline = Q4_VERDICT_COUNT;
+}
+
+q4_surprise q4_result_surprise(const q4_result *r, int strict)
+{
+    int ok = q4_verdict_ok(r->verdict, strict);
+    if ((unsigned)r->baseline >= (unsigned)Q4_VERDICT_COUNT)
+        return ok ? Q4_AS_EXPECTED : Q4_UNEXPECTED_FAIL;
+    if (r->verdict == r->baseline || (ok && q4_verdict_ok(r->baseline, strict)) ||
+        (r->baseline == Q4_FLAKE && r->verdict == Q4_PASS))
+        return Q4_AS_EXPECTED;
+    return ok ? Q4_UNEXPECTED_PASS : Q4_UNEXPECTED_FAIL;
+}
+
+int q4_result_ok(const q4_result *r, int strict)
+{
+    return q4_result_surprise(r, strict) == Q4_AS_EXPECTED;
 }
 
 char *q4_result_worst(const q4_result *r, char *buf, size_t n)

@@ -13,6 +13,7 @@ static const char *const names[Q4_VERDICT_COUNT] = {
     [Q4_CRASH] = "Crash",
     [Q4_TIMEOUT] = "Timeout",
     [Q4_INTERNAL_ERROR] = "InternalError",
+    [Q4_FLAKE] = "Flake",
 };
 
 /* Compared as unsigned so that a negative value read from a corrupt result is
@@ -44,6 +45,7 @@ int q4_verdict_ok(q4_verdict v, int strict)
     case Q4_NOT_SUPPORTED:          /* the device lacks a feature: not the kernel's fault */
         return 1;
     case Q4_QUALITY_WARNING:        /* within the contract but worse than expected */
+    case Q4_FLAKE:                  /* passed when run again: listed, not failed, unless strict */
         return !strict;
     default:
         return 0;
@@ -54,7 +56,8 @@ q4rep_class q4rep_classify(q4_verdict v, int strict)
 {
     switch (v) {
     case Q4_PASS: return Q4REP_PASSED;
-    case Q4_QUALITY_WARNING: return strict ? Q4REP_FAILED : Q4REP_PASSED;
+    case Q4_QUALITY_WARNING:
+    case Q4_FLAKE: return strict ? Q4REP_FAILED : Q4REP_PASSED;
     case Q4_FAIL: return Q4REP_FAILED;
     case Q4_NOT_SUPPORTED: return Q4REP_SKIPPED;
     default: return Q4REP_ERRORED;  /* errors, and any value outside the enum */

@@ -76,7 +76,7 @@ static char *run_all_verdicts(int strict, q4_console **keep)
 {
     FILE *f = tmpfile();
     ck_assert_ptr_nonnull(f);
-    q4_console *c = q4_console_new(f, 8, strict);
+    q4_console *c = q4_console_new(f, Q4_VERDICT_COUNT, strict);
     ck_assert_ptr_nonnull(c);
     for (int v = 0; v < Q4_VERDICT_COUNT; v++) {
         q4_result r;
@@ -117,18 +117,22 @@ START_TEST(plain_lines_blocks_and_summary)
     assert_line(t, "op            pass   fail   warn    n/s  other  worst margin  worst stat       time");
     assert_row(t, "linear_fwd", 1, 0, 0, 1, 1, "0.03125", "0.25");
     assert_row(t, "ce_loss", 0, 1, 0, 0, 2, "3.5", "-");
-    assert_row(t, "adamw", 0, 0, 1, 0, 1, "0.09375", "-");
-    assert_row(t, "total", 1, 1, 1, 1, 4, "3.5", "0.25");
+    assert_row(t, "adamw", 0, 0, 1, 0, 2, "0.09375", "-");
+    assert_row(t, "total", 1, 1, 1, 1, 5, "3.5", "0.25");
+    /* a flake: ok unless strict, its line and a note, and listed at the end */
+    assert_line(t, "    note:    Flake: sample message 8");
+    assert_line(t, "flaky (failed, then passed on a retry):");
+    assert_line(t, "  Flake           q4cts.adamw.square.m16n16k32g32");
     char *row = line_starting(t, "linear_fwd ");
     ck_assert_ptr_nonnull(strstr(row, "12.0 ms"));   /* 1 + 4 + 7 ms */
     free(row);
     assert_line(t, "verdicts: 1 Pass, 1 Fail, 1 QualityWarning, 1 NotSupported, 1 ResourceError, "
-                   "1 Crash, 1 Timeout, 1 InternalError");
+                   "1 Crash, 1 Timeout, 1 InternalError, 1 Flake");
     assert_line(t, "not ok:");
     assert_line(t, "  Fail            q4cts.ce_loss.square.m9n16k32g32");
     assert_line(t, "  InternalError   q4cts.ce_loss.square.m15n16k32g32");
     char *res = line_starting(t, "result: ");
-    ck_assert_int_eq(strncmp(res, "result: FAIL, 5 of 8 cases not ok, 8 run of 8 planned, ", 55), 0);
+    ck_assert_int_eq(strncmp(res, "result: FAIL, 5 of 9 cases not ok, 9 run of 9 planned, ", 55), 0);
     free(res);
 
     ck_assert_uint_eq(q4_console_not_ok(c), 5);
@@ -148,11 +152,45 @@ START_TEST(strict_blocks_quality_warning)
     assert_line(t, "    worst:   y[139] (m=5, n=17): got 1.00585938, expected 1, |err| 0.00586, bound 0.0625, margin 0.09375");
     assert_line(t, "  QualityWarning  q4cts.adamw.square.m10n16k32g32");
     char *res = line_starting(t, "result: ");
-    ck_assert_int_eq(strncmp(res, "result: FAIL, 6 of 8 cases not ok (strict: QualityWarning fails), 8 run of 8 planned", 84), 0);
+    ck_assert_int_eq(strncmp(res, "result: FAIL, 7 of 9 cases not ok (strict: QualityWarning fails), 9 run of 9 planned", 84), 0);
     free(res);
     ck_assert_ptr_null(strstr(t, "    note:"));
-    ck_assert_uint_eq(q4_console_not_ok(c), 6);
+    ck_assert_uint_eq(q4_console_not_ok(c), 7);
     q4_console_free(c);
+    free(t);
+}
+END_TEST
+
+/* Against a baseline: expected failures pass and are marked, unexpected passes and
+ * failures are counted and listed apart, and only they fail the run. */
+START_TEST(baseline_summary)
+{
+    FILE *f = tmpfile();
+    q4_console *c = q4_console_new(f, 4, 0);
+    static const q4_verdict got[] = {Q4_FAIL, Q4_PASS, Q4_CRASH, Q4_PASS};
+    static const q4_verdict want[] = {Q4_FAIL, Q4_FAIL, Q4_PASS, Q4_PASS};
+    for (int i = 0; i < 4; i++) {
+        q4_result r;
+        tu_result(&r, got[i], i);
+        r.baseline = want[i];
+        q4_console_result(c, &r);
+    }
+    q4_console_summary(c);
+    char *t = slurp(f);
+    assert_line(t, "Fail            q4cts.linear_fwd.square.m8n16k32g32  margin 3.5  1.0 ms  truth 8.0 ms  (expected: baseline)");
+    assert_line(t, "Pass            q4cts.ce_loss.square.m9n16k32g32  margin 0.0625  stat 0.25  2.0 ms  gpu 250 us  UNEXPECTED PASS (baseline: Fail)");
+    assert_line(t, "baseline: 2 as expected (1 expected failures), 1 unexpected pass, 1 unexpected fail");
+    assert_line(t, "unexpected pass:");
+    assert_line(t, "  Pass            q4cts.ce_loss.square.m9n16k32g32  (baseline: Fail)");
+    assert_line(t, "unexpected fail:");
+    assert_line(t, "  Crash           q4cts.adamw.square.m10n16k32g32  (baseline: Pass)");
+    ck_assert_ptr_null(strstr(t, "not ok:"));
+    char *res = line_starting(t, "result: ");
+    ck_assert_int_eq(strncmp(res, "result: FAIL, 2 of 4 cases not ok against the baseline, 4 run of 4 planned", 73), 0);
+    free(res);
+    ck_assert_uint_eq(q4_console_not_ok(c), 2);
+    q4_console_free(c);
+    fclose(f);
     free(t);
 }
 END_TEST
@@ -206,6 +244,10 @@ START_TEST(live_line_when_forced)
     ck_assert_ptr_nonnull(strstr(t, "\r[0/3] pass 0 fail 0 skip 0  "));
     ck_assert_ptr_nonnull(strstr(t, "q4cts.linear_fwd.square.m8n16k32g32\033[K"));
     ck_assert_ptr_nonnull(strstr(t, "\r[1/3] pass 1 fail 0 skip 0  "));
+    /* the time left: unknown before a case is done, then a whole number of seconds */
+    ck_assert_ptr_nonnull(strstr(t, "s  ETA -  q4cts.linear_fwd.square"));
+    const char *eta = strstr(strstr(t, "\r[1/3]"), "s  ETA ");
+    ck_assert(eta && eta[7] >= '0' && eta[7] <= '9');
     ck_assert_ptr_nonnull(strstr(t, "\r\033[KFail            q4cts.ce_loss.square.m9n16k32g32  margin 3.5"));
     ck_assert_ptr_nonnull(strstr(t, "\n    repro:   build/harness/q4cts --case q4cts.ce_loss.square.m9n16k32g32\n"));
     ck_assert_ptr_nonnull(strstr(t, "\r[2/3] pass 1 fail 1 skip 0  "));
@@ -278,6 +320,7 @@ int main(void)
     tcase_add_test(tc, strict_blocks_quality_warning);
     tcase_add_test(tc, all_ok_run);
     tcase_add_test(tc, live_line_when_forced);
+    tcase_add_test(tc, baseline_summary);
     tcase_add_test(tc, control_bytes_are_neutralised);
     tcase_add_test(tc, null_console_is_harmless);
     suite_add_tcase(s, tc);

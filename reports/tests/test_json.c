@@ -112,15 +112,19 @@ START_TEST(layout_and_values)
         ck_assert_str_eq(tu_json_str(c, "where"), r.where);
         ck_assert_str_eq(tu_json_str(c, "message"), r.message);
         ck_assert_str_eq(tu_json_str(c, "repro"), r.repro);
-        ck_assert_uint_eq(c->n, 20);   /* no key more, none less */
+        ck_assert(tu_json_num(c, "tries") == 1);
+        ck_assert(is_null(c, "baseline") && is_null(c, "surprise"));   /* no baseline */
+        ck_assert_uint_eq(c->n, 23);   /* no key more, none less */
     }
     const jc_value *sum = jc_get(q, "summary");
-    ck_assert_int_eq((int)tu_json_num(sum, "total"), 8);
-    ck_assert_int_eq((int)tu_json_num(sum, "ok"), 3);       /* Pass, QualityWarning, NotSupported */
+    ck_assert_int_eq((int)tu_json_num(sum, "total"), 9);
+    ck_assert_int_eq((int)tu_json_num(sum, "ok"), 4);       /* Pass, QualityWarning, NotSupported, Flake */
     ck_assert_int_eq((int)tu_json_num(sum, "not_ok"), 5);
     for (int v = 0; v < Q4_VERDICT_COUNT; v++)
         ck_assert_int_eq((int)tu_json_num(sum, q4_verdict_name((q4_verdict)v)), 1);
-    ck_assert_double_eq_tol(tu_json_num(sum, "seconds"), 0.036, 1e-12);
+    ck_assert_double_eq_tol(tu_json_num(sum, "seconds"), 0.045, 1e-12);
+    ck_assert_int_eq((int)tu_json_num(sum, "unexpected_pass"), 0);
+    ck_assert_int_eq((int)tu_json_num(sum, "unexpected_fail"), 0);
     ck_assert_ptr_null(jc_get(sum, "Unknown"));
     jc_free(doc);
     unlink(path);
@@ -139,7 +143,48 @@ START_TEST(strict_is_recorded)
     ck_assert_int_eq(boolean(q, "strict"), 1);
     ck_assert_int_eq(boolean(jc_at(jc_get(q, "results"), Q4_QUALITY_WARNING), "ok"), 0);
     ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "ok"), 2);
-    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "not_ok"), 6);
+    ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "not_ok"), 7);
+    jc_free(doc);
+    unlink(path);
+    free(path);
+    tu_rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* Against a baseline: each result says what it expected and how it stands, the
+ * summary counts unexpected passes and failures apart, and ok follows the baseline. */
+START_TEST(baseline_and_tries)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "b.json");
+    q4_json *j = NULL;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_json_open(path, NULL, 0, &j, &err), Q4_OK);
+    static const q4_verdict got[] = {Q4_FAIL, Q4_PASS, Q4_CRASH, Q4_FLAKE};
+    static const q4_verdict want[] = {Q4_FAIL, Q4_FAIL, Q4_PASS, Q4_PASS};
+    for (int i = 0; i < 4; i++) {
+        q4_result r;
+        tu_result(&r, got[i], i);
+        r.baseline = want[i];
+        r.tries = i == 3 ? 3 : 1;
+        ck_assert_int_eq(q4_json_add(j, &r, &err), Q4_OK);
+    }
+    ck_assert_int_eq(q4_json_close(j, &err), Q4_OK);
+    jc_value *doc = tu_json_load(path);
+    const jc_value *rs = jc_get(root(doc), "results");
+    ck_assert_str_eq(tu_json_str(jc_at(rs, 0), "baseline"), "Fail");
+    ck_assert(is_null(jc_at(rs, 0), "surprise"));
+    ck_assert_int_eq(boolean(jc_at(rs, 0), "ok"), 1);          /* an expected failure */
+    ck_assert_str_eq(tu_json_str(jc_at(rs, 1), "surprise"), "unexpected pass");
+    ck_assert_int_eq(boolean(jc_at(rs, 1), "ok"), 0);
+    ck_assert_str_eq(tu_json_str(jc_at(rs, 2), "surprise"), "unexpected fail");
+    ck_assert(is_null(jc_at(rs, 3), "surprise"));               /* a flake passes */
+    ck_assert(tu_json_num(jc_at(rs, 3), "tries") == 3);
+    const jc_value *sum = jc_get(root(doc), "summary");
+    ck_assert_int_eq((int)tu_json_num(sum, "ok"), 2);
+    ck_assert_int_eq((int)tu_json_num(sum, "unexpected_pass"), 1);
+    ck_assert_int_eq((int)tu_json_num(sum, "unexpected_fail"), 1);
     jc_free(doc);
     unlink(path);
     free(path);
@@ -280,6 +325,7 @@ int main(void)
     TCase *tc = tcase_create("json");
     tcase_add_test(tc, layout_and_values);
     tcase_add_test(tc, strict_is_recorded);
+    tcase_add_test(tc, baseline_and_tries);
     tcase_add_test(tc, empty_odd_and_hostile);
     tcase_add_test(tc, shader_coverage_array);
     tcase_add_test(tc, bad_path_and_arguments);

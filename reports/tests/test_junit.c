@@ -55,20 +55,21 @@ START_TEST(every_verdict_validates_and_counts_match)
     char *dir = tu_tmpdir();
     char *path = write_all_verdicts(dir, 0);
     ck_assert(tu_xml_valid(path));
-    /* Pass, QualityWarning (lax) pass; Fail fails; NotSupported skips; 4 errors. */
-    assert_attr(path, "string(/testsuites/testsuite/@tests)", "8");
+    /* Pass, QualityWarning and Flake (lax) pass; Fail fails; NotSupported skips; 4 errors. */
+    assert_attr(path, "string(/testsuites/testsuite/@tests)", "9");
     assert_attr(path, "string(/testsuites/testsuite/@failures)", "1");
     assert_attr(path, "string(/testsuites/testsuite/@errors)", "4");
     assert_attr(path, "string(/testsuites/testsuite/@skipped)", "1");
-    assert_attr(path, "string(/testsuites/@tests)", "8");
+    assert_attr(path, "string(/testsuites/@tests)", "9");
     assert_attr(path, "string(/testsuites/@failures)", "1");
     assert_attr(path, "string(/testsuites/@errors)", "4");
     assert_attr(path, "string(/testsuites/testsuite/@name)", "q4cts");
-    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase)"), 8);
+    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase)"), 9);
     ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/failure)"), 1);
     ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/error)"), 4);
     ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/skipped)"), 1);
-    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/system-out)"), 8);
+    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase/system-out)"), 9);
+    ck_assert_int_eq(tu_xpath_long(path, "count(//testcase[9]/*)"), 1);   /* a flake passes */
     /* every error carries its verdict as type */
     assert_attr(path, "string(//testcase[5]/error/@type)", "ResourceError");
     assert_attr(path, "string(//testcase[6]/error/@type)", "Crash");
@@ -116,13 +117,56 @@ START_TEST(every_verdict_validates_and_counts_match)
 }
 END_TEST
 
+/* Against a baseline: an expected failure is skipped, an unexpected pass fails, an
+ * unexpected failure fails as it would without one; the figures say which. */
+START_TEST(baseline_outcomes)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "b.xml");
+    q4_junit *j = NULL;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_junit_open(path, "q4cts", props, NPROPS, &j, &err), Q4_OK);
+    static const q4_verdict got[] = {Q4_FAIL, Q4_PASS, Q4_CRASH, Q4_FLAKE};
+    static const q4_verdict want[] = {Q4_FAIL, Q4_FAIL, Q4_PASS, Q4_PASS};
+    for (int i = 0; i < 4; i++) {
+        q4_result r;
+        tu_result(&r, got[i], i);
+        r.baseline = want[i];
+        r.tries = i == 3 ? 2 : 1;
+        ck_assert_int_eq(q4_junit_add(j, &r, &err), Q4_OK);
+    }
+    ck_assert_int_eq(q4_junit_close(j, &err), Q4_OK);
+    ck_assert(tu_xml_valid(path));
+    assert_attr(path, "string(/testsuites/testsuite/@failures)", "1");
+    assert_attr(path, "string(/testsuites/testsuite/@errors)", "1");
+    assert_attr(path, "string(/testsuites/testsuite/@skipped)", "1");
+    assert_attr(path, "string(//testcase[1]/skipped/@message)",
+                "expected Fail (baseline): Fail: sample message 0");
+    assert_attr(path, "string(//testcase[2]/failure/@type)", "UnexpectedPass");
+    assert_attr(path, "string(//testcase[2]/failure/@message)",
+                "unexpected pass: the baseline expects Fail, got Pass");
+    assert_attr(path, "string(//testcase[3]/error/@type)", "Crash");
+    char *out = tu_xpath(path, "string(//testcase[3]/system-out)");
+    ck_assert_ptr_nonnull(strstr(out, "\nbaseline: Pass (unexpected fail)\n"));
+    free(out);
+    out = tu_xpath(path, "string(//testcase[4]/system-out)");
+    ck_assert_ptr_nonnull(strstr(out, "\ntries: 2\nbaseline: Pass (as expected)\n"));
+    free(out);
+    unlink(path);
+    free(path);
+    tu_rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 START_TEST(strict_turns_quality_warning_into_failure)
 {
     char *dir = tu_tmpdir();
     char *path = write_all_verdicts(dir, 1);
     ck_assert(tu_xml_valid(path));
-    assert_attr(path, "string(/testsuites/testsuite/@failures)", "2");
+    assert_attr(path, "string(/testsuites/testsuite/@failures)", "3");
     assert_attr(path, "string(/testsuites/testsuite/@errors)", "4");
+    assert_attr(path, "string(//testcase[9]/failure/@type)", "Flake");
     assert_attr(path, "string(/testsuites/testsuite/@skipped)", "1");
     assert_attr(path, "string(//testcase[3]/failure/@type)", "QualityWarning");
     assert_attr(path, "string(//property[@name='strict']/@value)", "1");
@@ -146,14 +190,14 @@ START_TEST(names_props_and_times)
     assert_attr(path, "string(//property[@name='driver']/@value)", "Mesa 22.3.6 <&\"'>");
     assert_attr(path, "string(//property[@name='seed']/@value)", "12345");
     assert_attr(path, "string(//property[@name='strict']/@value)", "0");
-    /* times: case i took (i+1) ms; the suite's time is their exact sum, 36 ms */
+    /* times: case i took (i+1) ms; the suite's time is their exact sum, 45 ms */
     assert_attr(path, "string(//testcase[1]/@time)", "0.001000");
     assert_attr(path, "string(//testcase[8]/@time)", "0.008000");
-    assert_attr(path, "string(/testsuites/testsuite/@time)", "0.036000");
-    assert_attr(path, "string(/testsuites/@time)", "0.036000");
+    assert_attr(path, "string(/testsuites/testsuite/@time)", "0.045000");
+    assert_attr(path, "string(/testsuites/@time)", "0.045000");
     char *sum = tu_xpath(path, "sum(//testcase/@time)");
     ck_assert_ptr_nonnull(sum);
-    ck_assert_double_eq_tol(strtod(sum, NULL), 0.036, 1e-12);
+    ck_assert_double_eq_tol(strtod(sum, NULL), 0.045, 1e-12);
     free(sum);
     unlink(path);
     free(path);
@@ -390,6 +434,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, every_verdict_validates_and_counts_match);
     tcase_add_test(tc, strict_turns_quality_warning_into_failure);
+    tcase_add_test(tc, baseline_outcomes);
     tcase_add_test(tc, names_props_and_times);
     tcase_add_test(tc, shader_coverage_properties);
     tcase_add_test(tc, odd_results_still_validate);

@@ -11,7 +11,7 @@ START_TEST(names_are_the_cts_names)
 {
     static const char *const want[Q4_VERDICT_COUNT] = {
         "Pass", "Fail", "QualityWarning", "NotSupported", "ResourceError",
-        "Crash", "Timeout", "InternalError"};
+        "Crash", "Timeout", "InternalError", "Flake"};
     for (int v = 0; v < Q4_VERDICT_COUNT; v++)
         ck_assert_str_eq(q4_verdict_name((q4_verdict)v), want[v]);
     ck_assert_str_eq(q4_verdict_name(Q4_VERDICT_COUNT), "Unknown");
@@ -35,11 +35,11 @@ START_TEST(parse_inverts_name)
 }
 END_TEST
 
-/* The whole table, both modes: only these three verdicts are ever ok. */
+/* The whole table, both modes: only these four verdicts are ever ok. */
 START_TEST(ok_truth_table)
 {
-    static const int ok_lax[Q4_VERDICT_COUNT] = {1, 0, 1, 1, 0, 0, 0, 0};
-    static const int ok_strict[Q4_VERDICT_COUNT] = {1, 0, 0, 1, 0, 0, 0, 0};
+    static const int ok_lax[Q4_VERDICT_COUNT] = {1, 0, 1, 1, 0, 0, 0, 0, 1};
+    static const int ok_strict[Q4_VERDICT_COUNT] = {1, 0, 0, 1, 0, 0, 0, 0, 0};
     for (int v = 0; v < Q4_VERDICT_COUNT; v++) {
         ck_assert_msg(q4_verdict_ok((q4_verdict)v, 0) == ok_lax[v], "%s lax",
                       q4_verdict_name((q4_verdict)v));
@@ -65,6 +65,8 @@ START_TEST(classes)
     ck_assert_int_eq(q4rep_classify(Q4_TIMEOUT, 0), Q4REP_ERRORED);
     ck_assert_int_eq(q4rep_classify(Q4_INTERNAL_ERROR, 0), Q4REP_ERRORED);
     ck_assert_int_eq(q4rep_classify(Q4_VERDICT_COUNT, 0), Q4REP_ERRORED);
+    ck_assert_int_eq(q4rep_classify(Q4_FLAKE, 0), Q4REP_PASSED);
+    ck_assert_int_eq(q4rep_classify(Q4_FLAKE, 1), Q4REP_FAILED);
     /* class and ok agree for every verdict in both modes */
     for (int s = 0; s <= 1; s++)
         for (int v = 0; v < Q4_VERDICT_COUNT; v++) {
@@ -85,9 +87,47 @@ START_TEST(result_init_marks_unknowns)
     ck_assert(isnan(r.got) && isnan(r.expected) && isnan(r.bound));
     ck_assert_int_eq(r.index, -1);
     ck_assert_int_eq(r.elements, 0);
+    ck_assert_int_eq(r.tries, 1);
+    ck_assert_int_eq(r.baseline, Q4_VERDICT_COUNT);
     ck_assert_str_eq(r.name, "");
     ck_assert_str_eq(r.message, "");
     ck_assert_int_eq(q4_verdict_ok(r.verdict, 0), 0);
+}
+END_TEST
+
+/* A result against its baseline (deqp-runner's model), in both modes. */
+static q4_surprise surprise(q4_verdict got, q4_verdict baseline, int strict)
+{
+    q4_result r;
+    q4_result_init(&r);
+    r.verdict = got;
+    r.baseline = baseline;
+    ck_assert_int_eq(q4_result_ok(&r, strict), q4_result_surprise(&r, strict) == Q4_AS_EXPECTED);
+    return q4_result_surprise(&r, strict);
+}
+
+START_TEST(against_the_baseline)
+{
+    /* no baseline: ok verdicts are expected, the rest unexpected failures */
+    ck_assert_int_eq(surprise(Q4_PASS, Q4_VERDICT_COUNT, 0), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_QUALITY_WARNING, Q4_VERDICT_COUNT, 1), Q4_UNEXPECTED_FAIL);
+    ck_assert_int_eq(surprise(Q4_FAIL, Q4_VERDICT_COUNT, 0), Q4_UNEXPECTED_FAIL);
+    /* a case the baseline does not list is expected to pass (Pass): any ok verdict does */
+    ck_assert_int_eq(surprise(Q4_NOT_SUPPORTED, Q4_PASS, 0), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_FLAKE, Q4_PASS, 0), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_FLAKE, Q4_PASS, 1), Q4_UNEXPECTED_FAIL);
+    ck_assert_int_eq(surprise(Q4_CRASH, Q4_PASS, 0), Q4_UNEXPECTED_FAIL);
+    /* a listed failure: that verdict is expected, another failure is not, a pass is not */
+    ck_assert_int_eq(surprise(Q4_FAIL, Q4_FAIL, 0), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_CRASH, Q4_FAIL, 0), Q4_UNEXPECTED_FAIL);
+    ck_assert_int_eq(surprise(Q4_PASS, Q4_FAIL, 0), Q4_UNEXPECTED_PASS);
+    ck_assert_int_eq(surprise(Q4_FLAKE, Q4_FAIL, 0), Q4_UNEXPECTED_PASS);
+    ck_assert_int_eq(surprise(Q4_QUALITY_WARNING, Q4_QUALITY_WARNING, 1), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_PASS, Q4_QUALITY_WARNING, 1), Q4_UNEXPECTED_PASS);
+    /* a listed flake takes a pass too, in both modes */
+    ck_assert_int_eq(surprise(Q4_PASS, Q4_FLAKE, 1), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_FLAKE, Q4_FLAKE, 1), Q4_AS_EXPECTED);
+    ck_assert_int_eq(surprise(Q4_FAIL, Q4_FLAKE, 0), Q4_UNEXPECTED_FAIL);
 }
 END_TEST
 
@@ -134,6 +174,7 @@ int main(void)
     tcase_add_test(tc, ok_truth_table);
     tcase_add_test(tc, classes);
     tcase_add_test(tc, result_init_marks_unknowns);
+    tcase_add_test(tc, against_the_baseline);
     tcase_add_test(tc, worst_line);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
