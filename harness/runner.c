@@ -450,6 +450,11 @@ static q4_status supervise(run *R, q4_error *err)
     }
     for (int k = 0; k < R->n_lanes; k++)
         stop_worker(&R->lanes[k], true);
+    /* Stopped (a signal): the cases other workers finished after one still running
+     * are reported all the same; only those in progress get no verdict. */
+    for (size_t i = R->emitted; st == Q4_OK && i < R->n; i++)
+        if (R->done[i])
+            R->sink->result(R->sink->user, &R->final[i]);
     free(p);
     free(which);
     return st;

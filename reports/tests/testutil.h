@@ -39,5 +39,10 @@ const char *tu_json_str(const struct jc_value *obj, const char *key);
 
 /* A result with every field set, for verdict v; i varies names and figures. */
 void tu_result(q4_result *r, q4_verdict v, int i);
+/* Case i (0..3) of a run against a baseline: got Fail expecting Fail (as expected),
+ * Pass expecting Fail (an unexpected pass), Crash expecting Pass (an unexpected
+ * fail), and a Flake of 2 tries expecting Pass (as expected). */
+#define TU_BASELINE_CASES 4
+void tu_baseline_result(q4_result *r, int i);
 
 #endif

@@ -52,6 +52,7 @@ expect 2 "unexpected argument 'c.json'" -- "$q4cts" compare a.json b.json c.json
 expect 2 "--factor expects a number above 1, got '1'" -- "$q4cts" compare a.json a.json --factor 1
 expect 2 "--factor expects a number above 1, got 'x2'" -- "$q4cts" compare a.json a.json --factor x2
 expect 2 "--factor expects a number above 1, got 'nan'" -- "$q4cts" compare a.json a.json --factor nan
+expect 2 "--factor expects a number above 1, got 'inf'" -- "$q4cts" compare a.json a.json --factor inf
 expect 2 'cannot read the report missing.json: No such file or directory' -- "$q4cts" compare a.json missing.json
 printf 'not json' >text.json
 expect 2 'the report text.json is not valid JSON' -- "$q4cts" compare text.json a.json

@@ -2,7 +2,8 @@
 # test_resource_spec.sh: ctest -j gives each GPU test a device of its own. The resource
 # spec harness/resource_spec.cmake writes from `q4cts devices` (faked here: two GPUs
 # and a CPU device, a CPU device alone, none), the build's own spec, RESOURCE_GROUPS
-# on every test labelled gpu, and a run on the device ctest gives it
+# on every test that runs on a device (labels gpu, mutation, perf), and a run on the
+# device ctest gives it
 # (CTEST_RESOURCE_GROUP_0_GPUS).
 #   usage: test_resource_spec.sh Q4CTS SOURCE_DIR BUILD_DIR WORK_DIR
 set -uo pipefail
@@ -44,7 +45,7 @@ tests = json.load(open(sys.argv[1]))["tests"]
 gpu, bad = 0, []
 for t in tests:
     props = {p["name"]: p["value"] for p in t.get("properties", [])}
-    if "gpu" not in props.get("LABELS", []):
+    if not {"gpu", "mutation", "perf"} & set(props.get("LABELS", [])):
         continue
     gpu += 1
     want = [{"requirements": [{".type": "gpus", "slots": 1}]}]
@@ -54,7 +55,7 @@ print(gpu, " ".join(bad[:5]))
 PY
 )
 read -r n_gpu missing <<<"$report"
-[ "${n_gpu:-0}" -gt 60 ] && [ -z "$missing" ] || fail "GPU tests without RESOURCE_GROUPS gpus:1 ($n_gpu GPU tests): $missing"
+[ "${n_gpu:-0}" -gt 60 ] && [ -z "$missing" ] || fail "device tests without RESOURCE_GROUPS gpus:1 ($n_gpu GPU tests): $missing"
 
 # A run goes to the device ctest gave it; a device that is not there is an error.
 if "$q4cts" devices 2>/dev/null | grep -q '^0: '; then

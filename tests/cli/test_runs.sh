@@ -35,6 +35,8 @@ expect 2 "--jobs expects at least 1, got 0" -- "$q4cts" run --jobs 0
 expect 2 "--jobs expects a whole number up to 256, got '300'" -- "$q4cts" run --jobs 300
 expect 2 "--devices expects device selectors separated by commas \(as 0,1\), got '0,,1' with an empty one" -- "$q4cts" run --devices 0,,1
 expect 2 'give --device or --devices, not both' -- "$q4cts" run --device 0 --devices 0,0
+expect 2 "--devices '0,0,.*' is 1101 bytes; at most 1023" -- "$q4cts" run --devices "0$(printf ',0%.0s' $(seq 550))"
+expect 2 '--devices names more than 64 devices' -- "$q4cts" run --devices "0$(printf ',0%.0s' $(seq 64))"
 expect 2 "--flake-retries expects a whole number up to 100, got '-1'" -- "$q4cts" run --flake-retries -1
 expect 2 "--inject-fault expects .* or flaky@N with N >= 2, got 'flaky@1'" -- "$q4cts" run --inject-fault flaky@1
 expect 2 '--jobs, --devices, --flake-retries and --inject-fault flaky@N apply to run only, not list' -- "$q4cts" list --jobs 2
@@ -79,6 +81,21 @@ diff <(results serial.json strip) <(results devices.json strip) >/dev/null || fa
 grep -q "\"repro\": \"q4cts run --filter $one --seed 0 --device '0'\"" devices.json || fail "a --devices run's repro line does not name the device"
 # A device that is not there stops the run before any case (the second worker's).
 expect 2 'no Vulkan device matches "99"' -- "$q4cts" run "${three[@]}" --devices 0,99
+
+# SIGTERM stops every worker; the reports are finished, say why, and hold the cases
+# that were done.
+alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$st" ] && [ "$st" != Z ]; }
+checks=$((checks + 1))
+"$q4cts" run --filter 'q4cts.*' --jobs 2 --json sig.json >sig.out 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do grep -q '"name"' sig.json 2>/dev/null && break; sleep 0.1; done
+workers=$(pgrep -P $pid)
+kill -TERM $pid; wait $pid; rc=$?
+[ $rc -eq 143 ] || fail "SIGTERM of --jobs 2: exit $rc, expected 143"
+grep -q '"complete": false, "stopped": "interrupted by SIGTERM"' sig.json || fail "SIGTERM of --jobs 2: sig.json does not say it was stopped"
+grep -q '"name"' sig.json || fail "SIGTERM of --jobs 2: sig.json holds no case"
+[ "$(echo $workers | wc -w)" -eq 2 ] || fail "--jobs 2 ran $(echo $workers | wc -w) workers"
+for w in $workers; do alive "$w" && fail "SIGTERM of --jobs 2: the worker $w outlived the run"; done
 
 # ---- --shard and merge: the reports of a serial run ----
 for i in 1 2 3; do

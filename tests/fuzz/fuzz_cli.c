@@ -26,13 +26,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     q4_error err = {0};
     if (q4h_cli_parse(argc, argv, &cli, &err) == Q4_OK) {
         static const char *const known[] = { "devices", "list", "kernels", "run", "perf",
-                                             "replay" };
+                                             "replay", "compare", "merge" };
         int ok = !cli.command && (cli.help || cli.version);
         for (size_t i = 0; cli.command && i < sizeof known / sizeof *known; i++)
             ok |= !strcmp(cli.command, known[i]);
         q4fuzz_check(ok, "an accepted command line has no known command");
         q4fuzz_check(cli.shard_n >= 1 && cli.shard_i >= 0 && cli.shard_i < cli.shard_n,
                      "an accepted --shard is out of range");
+        q4fuzz_check(!cli.command || strcmp(cli.command, "compare") || cli.n_operands == 2 ||
+                     cli.help || cli.version, "an accepted compare has not two reports");
     } else {
         q4fuzz_check_message(err.msg, "a rejected command line");
     }
