@@ -88,7 +88,7 @@ alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$s
 checks=$((checks + 1))
 "$q4cts" run --filter 'q4cts.*' --jobs 2 --json sig.json >sig.out 2>&1 &
 pid=$!
-for _ in $(seq 1 600); do grep -q '"name"' sig.json 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 3000); do grep -q '"name"' sig.json 2>/dev/null && break; sleep 0.1; done
 workers=$(pgrep -P $pid)
 kill -TERM $pid; wait $pid; rc=$?
 [ $rc -eq 143 ] || fail "SIGTERM of --jobs 2: exit $rc, expected 143"
