@@ -448,6 +448,43 @@ static q4_status supervise(run *R, q4_error *err)
             }
         }
     }
+    /* Every case has its result: each worker, its pipe closed, releases its device and
+     * exits; one that dies doing so (a driver failing in vkDestroyDevice) is a defect
+     * too, said as a problem. One that takes past the watchdog is killed. */
+    for (int k = 0; st == Q4_OK && !q4h_stop_signal() && k < R->n_lanes; k++) {
+        lane *L = &R->lanes[k];
+        if (L->pid <= 0)
+            continue;
+        close_fd(&L->to);
+        msg m;
+        struct pollfd one = { .fd = L->from, .events = POLLIN };
+        double began = q4h_now_s();
+        int ended = 0;   /* its end of stream came: it exited or died by itself */
+        while (!ended && q4h_now_s() - began < limit) {
+            int ready = q4h_stop_poll(&one, 1, (int)(1000 * (limit - (q4h_now_s() - began))) + 1);
+            if (q4h_stop_signal())
+                break;   /* stopped meanwhile: the worker is killed */
+            if (ready > 0 && !read_all(L->from, &m, sizeof m))
+                ended = 1;
+            else if (ready < 0 && errno != EINTR)
+                break;
+        }
+        int status = 0;
+        close_fd(&L->from);
+        if (!ended)
+            kill(L->pid, SIGKILL);
+        while (waitpid(L->pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        L->pid = 0;
+        if (L->has_device && (!WIFEXITED(status) || WEXITSTATUS(status) != 0) &&
+            R->sink->problem) {
+            char how[120], why[300];
+            how_it_ended(status, how, sizeof how);
+            snprintf(why, sizeof why, "the worker %s after the last case, releasing the device",
+                     how);
+            R->sink->problem(R->sink->user, why);
+        }
+    }
     for (int k = 0; k < R->n_lanes; k++)
         stop_worker(&R->lanes[k], true);
     /* Stopped (a signal): the cases other workers finished after one still running
