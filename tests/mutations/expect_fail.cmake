@@ -2,26 +2,38 @@
 # exits 1 and reports the case named by the mutation's "expect:" line as failing
 # (Fail, or QualityWarning, which --strict fails). "filter:" selects the cases;
 # optional "flags:" are added to the command line (e.g. --bounds-check) and an
-# optional "message:" must appear in the output. A bug on a path only a small device
-# takes is caught by a case of family small_device, which lowers the limits itself.
+# optional "message:" must appear in the output; an optional "limits:" line runs
+# them with the device limits lowered for tests
+# (Q4CTS_TEST_LIMITS, docs/ENGINEERING.md), for bugs on paths only a small device takes.
+# With -DINTERFACE=file.json (a mutant of tests/interfaces/) the mutant runs through
+# that interface file instead of `--kernel`.
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake
+#   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DINTERFACE=file.json -P expect_fail.cmake
 # -DAPI=webgpu runs it with --api webgpu, SPV then being the mutated WGSL file.
 file(READ ${MUT} raw)
 string(REPLACE ";" "<semicolon>" raw "${raw}")
 string(REPLACE "\n" ";" lines "${raw}")
 foreach(line IN LISTS lines)
-  if(line MATCHES "^(kernel|filter|expect|flags|message): *(.+)$")
+  if(line MATCHES "^(kernel|filter|expect|flags|message|limits): *(.+)$")
     set(${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
   endif()
 endforeach()
 if(NOT kernel OR NOT filter OR NOT expect)
   message(FATAL_ERROR "${MUT}: needs kernel:, filter: and expect: lines")
 endif()
+if(limits)
+  set(ENV{Q4CTS_TEST_LIMITS} "${limits}")
+endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 if(API)
   list(PREPEND flags --api ${API})
 endif()
-execute_process(COMMAND ${Q4CTS} run --strict --kernel ${kernel}=${SPV} --filter ${filter} ${flags}
+if(INTERFACE)
+  set(module_args --interface ${INTERFACE})
+else()
+  set(module_args --kernel ${kernel}=${SPV})
+endif()
+execute_process(COMMAND ${Q4CTS} run --strict ${module_args} --filter ${filter} ${flags}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE errout)
 message("${out}${errout}")
 if("${out}${errout}" MATCHES "no Vulkan device found")
