@@ -101,7 +101,8 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
-    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N, 16);
+    q4vk_gemm_tile tile =
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N, Q4VK_FWD_BIG_BK);
     if ((st = q4vk_gemm_check_tile(info, &tile, err)))
         return st;
 

@@ -41,6 +41,15 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_SPLITK_REDUCE "linear_splitk_reduce"   /* second pass of a split-K GEMM */
 #define Q4VK_GEMV_MAX_M 8
 
+/* BK of the 128x128 tile per tiled kernel, shared by the launchers and their plans.
+ * H200 at M = 4096 (docs/perf.md, issue 14, one session): the forward ran best at
+ * 16; the backward at 8 gave 63-64% of the FMA rate on all five perf shapes against
+ * 51-55% at 16 (an earlier build, decoding with q4_row4, had seen 8 erratic at
+ * N = 11008 and gs = 32; this one kept p10-p90 <= 0.8%); dW runs at 8. */
+#define Q4VK_FWD_BIG_BK 16u
+#define Q4VK_BWD_BIG_BK 8u
+#define Q4VK_DW_BIG_BK 8u
+
 /* Binding slots (layout(binding = n) of the kernels). The tiled kernels' partials
  * slot receives the split-K slices; unsplit it is bound to any buffer (never used). */
 enum { Q4VK_FWD_X, Q4VK_FWD_W, Q4VK_FWD_SCALES, Q4VK_FWD_BIAS, Q4VK_FWD_Y,
@@ -62,8 +71,7 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
 
 /* The tile for a rows x cols output on this device: 128x128 with BK = big_bk (or 8
  * where shared memory is short) when that still gives enough workgroups to fill a
- * large GPU, else 64x64. The best BK differs per kernel (H200: 16 for the forward
- * and the backward, 8 for dW). */
+ * large GPU, else 64x64. The best BK differs per kernel: Q4VK_*_BIG_BK below. */
 q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols,
                                    uint32_t big_bk);
 /* Q4_ERR_ARG unless the tile is well formed and fits the device (invocations,

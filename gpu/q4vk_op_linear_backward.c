@@ -98,12 +98,8 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
-    /* H200, BK 16 against 8 at M = 4096: 51-56% of the FMA rate on all five perf
-     * shapes, against 62-64% on three and 29-44% (erratic, p10-p90 spread up to 117%)
-     * at N = 11008 and at gs = 32. A step of BK 16 reads whole 32-byte sectors of
-     * W_4X8 (two blocks per k4 row), BK 8 half sectors. At M = 512 BK 16 won too. */
-    const uint32_t bk = 16;
-    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K, bk);
+    q4vk_gemm_tile tile =
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K, Q4VK_BWD_BIG_BK);
     if ((st = q4vk_gemm_check_tile(info, &tile, err)))
         return st;
 

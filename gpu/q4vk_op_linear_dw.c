@@ -43,7 +43,8 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
         return q4_fail(err, Q4_ERR_ARG, "linear_dW has no variant %s; expected %s", o->variant,
                        Q4VK_K_DW_TILED);
 
-    q4vk_gemm_tile tile = o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, N, K, 8);
+    q4vk_gemm_tile tile =
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, N, K, Q4VK_DW_BIG_BK);
     if ((st = q4vk_gemm_check_tile(info, &tile, err)))
         return st;
     q4vk_spec spec;

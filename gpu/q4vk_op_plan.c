@@ -37,7 +37,8 @@ void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, 
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_FWD_GEMV);
     else
-        tiled(info, Q4VK_K_FWD_TILED, (uint64_t)M, (uint64_t)K, (uint64_t)N, (uint64_t)K, 16, p);
+        tiled(info, Q4VK_K_FWD_TILED, (uint64_t)M, (uint64_t)K, (uint64_t)N, (uint64_t)K,
+              Q4VK_FWD_BIG_BK, p);
 }
 
 void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, int64_t N,
@@ -47,7 +48,8 @@ void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, in
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_BWD_GEMV);
     else
-        tiled(info, Q4VK_K_BWD_TILED, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)N, 16, p);
+        tiled(info, Q4VK_K_BWD_TILED, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)N,
+              Q4VK_BWD_BIG_BK, p);
 }
 
 void q4vk_linear_dw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,

@@ -2,10 +2,8 @@
 // linear_q4gsw_tiled.comp: y[M,N] = x[M,K] @ dequant(W)^T (+ bias), for M above the
 // gemv range. The tiled GEMM of q4_gemm.glsl with rows = M, cols = N, depth = K:
 // A = x (rows m, K contiguous, fetched as vec4 and transposed into shared memory),
-// B[k][n] = W[n][k], fetched one word (2 rows x 4 K) per unit with its row pair's
-// scales and dequantized while being staged: with the 128x128 tile (BK 16) every
-// invocation stages exactly one word, so the decoding is spread over all warps rather
-// than left to half of them while the others wait at the barrier. Split over K (splits > 1),
+// B[k][n] = W[n][k], fetched as half blocks (two words = 4 rows x 4 K) and
+// dequantized with their group's scales while being staged. Split over K (splits > 1),
 // each slice writes its partial y to P[slice] and linear_splitk_reduce adds them and
 // the bias; P is not touched otherwise (the launcher binds any buffer there).
 #version 450
@@ -13,8 +11,8 @@
 #extension GL_GOOGLE_include_directive : require
 
 layout(set = 0, binding = 0) readonly buffer X { vec4 x4[]; };       // [M, K]
-layout(set = 0, binding = 1) readonly buffer W { uint w1[]; };       // W_4X8
-layout(set = 0, binding = 2) readonly buffer S { vec2 s2[]; };       // [K/gs, N]
+layout(set = 0, binding = 1) readonly buffer W { uvec2 w2[]; };      // W_4X8
+layout(set = 0, binding = 2) readonly buffer S { vec4 s4[]; };       // [K/gs, N]
 layout(set = 0, binding = 3) readonly buffer B { vec4 bias4[]; };    // [N] (dummy if !has_bias)
 layout(set = 0, binding = 4) writeonly buffer Y { vec4 y4[]; };      // [M, N]
 layout(set = 0, binding = 5) writeonly buffer P { vec4 p4[]; };      // [splits, M, N]
@@ -61,30 +59,30 @@ void stage_a(uint buf)
     }
 }
 
-// B: words, BK/4 (k4) x BN/8 (n8) x 4 (comp); consecutive invocations read the
-// consecutive words of one k4 row of blocks (BN/2 contiguous bytes).
-const uint B_UNITS = BK * BN / 8;
+// B: half blocks, BK/4 (k4) x BN/8 (n8) x 2 (halves); consecutive invocations read
+// consecutive words of one k4 row of blocks.
+const uint B_UNITS = BK * BN / 16;
 const uint B_IT = (B_UNITS + WG - 1) / WG;
-uint b_w[B_IT];
-vec2 b_s[B_IT];
+uvec2 b_w[B_IT];
+vec4 b_s[B_IT];
 
 void fetch_b(uint col0, uint d0)
 {
     uint K4 = pc.K / 4u;
     [[unroll]] for (uint it = 0; it < B_IT; it++) {
         uint u = gl_LocalInvocationIndex + it * WG;
-        uint comp = u % 4u, n8l = (u / 4u) % (BN / 8u), k4l = u / (BN / 2u);
-        uint n = col0 + 8u * n8l + 2u * comp;   // even row of the word's pair; N % 4 == 0
+        uint h = u % 2u, n8l = (u / 2u) % (BN / 8u), k4l = u / (BN / 4u);
+        uint n = col0 + 8u * n8l + 4u * h;   // first of the 4 rows; N % 4 == 0
         uint k4 = d0 / 4u + k4l;
-        // Rows >= N (the padding words of an odd-N4 block, or past the tile) are never
-        // read: zero scales and zero codes instead.
+        // Rows >= N (the padding half of an odd-N4 block, or past the tile) are never
+        // read: zero scale and zero codes instead.
         if (u < B_UNITS && n < pc.N && k4 < K4) {
             uint g = (4u * k4) / pc.gs;
-            b_w[it] = w1[q4_word_index(k4, n / 8u, comp, pc.N8)];
-            b_s[it] = s2[(g * pc.N + n) / 2u];
+            b_w[it] = w2[2u * (k4 * pc.N8 + n / 8u) + h];
+            b_s[it] = s4[(g * pc.N + n) / 4u];
         } else {
-            b_w[it] = 0u;
-            b_s[it] = vec2(0.0);
+            b_w[it] = uvec2(0u);
+            b_s[it] = vec4(0.0);
         }
     }
 }
@@ -94,12 +92,9 @@ void stage_b(uint buf)
     [[unroll]] for (uint it = 0; it < B_IT; it++) {
         uint u = gl_LocalInvocationIndex + it * WG;
         if (u < B_UNITS) {
-            uint comp = u % 4u, n8l = (u / 4u) % (BN / 8u), k4l = u / (BN / 2u);
-            uint h = b_w[it] >> 16u;
-            vec4 even = q4_row4_h(b_w[it], h, 0u) * b_s[it].x;   // the pair's rows along K
-            vec4 odd = q4_row4_h(b_w[it], h, 1u) * b_s[it].y;
+            uint h = u % 2u, n8l = (u / 2u) % (BN / 8u), k4l = u / (BN / 4u);
             [[unroll]] for (uint b = 0; b < 4; b++)
-                bs_store2(buf, 4u * k4l + b, 8u * n8l + 2u * comp, vec2(even[b], odd[b]));
+                bs_store4(buf, 4u * k4l + b, 2u * n8l + h, q4_col4(b_w[it], b) * b_s[it]);
         }
     }
 }

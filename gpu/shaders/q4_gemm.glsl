@@ -31,7 +31,7 @@
 //   fetch_a(row0, d0) / fetch_b(col0, d0): global -> registers for the step at d0,
 //       zero where out of bounds, never reading past a buffer;
 //   stage_a(buf) / stage_b(buf): registers -> shared buffer `buf` with as_store1,
-//       as_store4, bs_store4, bs_store2;
+//       as_store4, bs_store4;
 //   store_c(slice, row, col, v): writes slice `slice`'s C[row][col..col+3] (in bounds,
 //       called exactly once per slice).
 #ifndef Q4_GEMM_GLSL
@@ -74,14 +74,6 @@ void as_store4(uint buf, uint kk, uint mm4, vec4 v)
 void bs_store4(uint buf, uint kk, uint nn4, vec4 v)
 {
     Bs[(buf * BK + kk) * BNP4 + nn4] = v;
-}
-// Two adjacent columns nn, nn + 1 (nn even) of depth row kk: two scalar stores, so two
-// invocations filling the halves of one vec4 never write the same word.
-void bs_store2(uint buf, uint kk, uint nn, vec2 v)
-{
-    uint i = (buf * BK + kk) * BNP4 + nn / 4u;
-    Bs[i][nn % 4u] = v.x;
-    Bs[i][nn % 4u + 1u] = v.y;
 }
 
 void main()

@@ -31,6 +31,15 @@ vec4 q4_row4(uint word, uint odd)
     return q4_codes_to_values((uvec4(word) >> sh) & 0xFu);
 }
 
+// The four rows of a word pair (w.x: rows 0,1; w.y: rows 2,3 of a half block) at
+// byte b (one K): values of rows 0..3.
+vec4 q4_col4(uvec2 w, uint b)
+{
+    uint s = 8u * b;
+    uvec4 c = (uvec4(w.x, w.x, w.y, w.y) >> uvec4(s, s + 4u, s, s + 4u)) & 0xFu;
+    return q4_codes_to_values(c);
+}
+
 // (code - 8) of the nibble at bit o of h (o a multiple of 4, at most 16), exactly:
 // OR-ing the nibble into the (zero) mantissa of 2^(23 - o) gives the float
 // 2^(23 - o) + code, and subtracting 2^(23 - o) + 8 is exact. One bit operation and
@@ -48,8 +57,7 @@ vec4 q4_row4_h(uint w, uint h, uint odd)
     return vec4(q4_nibble(w, o), q4_nibble(w, o + 8u), q4_nibble(h, o), q4_nibble(h, o + 8u));
 }
 
-// The four rows of a word pair (w.x: rows 0,1; w.y: rows 2,3 of a half block) at
-// byte b (one K), from w or its upper halves w >> 16 (hw): values of rows 0..3.
+// q4_col4 from the word pair w or its upper halves w >> 16 (hw): rows 0..3 at byte b.
 vec4 q4_col4_h(uvec2 w, uvec2 hw, uint b)
 {
     uvec2 v = b < 2u ? w : hw;
