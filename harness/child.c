@@ -34,6 +34,7 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
     if (pipe(fds) != 0)
         return q4_fail(err, Q4_ERR_IO, "pipe failed: %s", strerror(errno));
     fflush(NULL);   /* or the child would print the parent's buffered output again */
+    pid_t parent = getpid();   /* the child checks it is still this process's */
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -41,7 +42,7 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
         return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
     }
     if (pid == 0) {
-        q4h_stop_child();   /* dies with the parent; Ctrl-C is the parent's to handle */
+        q4h_stop_child_of(parent);   /* dies with the parent; Ctrl-C is the parent's to handle */
         close(fds[0]);
         fn(user, out);
         write_all(fds[1], out, size);

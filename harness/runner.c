@@ -209,13 +209,14 @@ static q4_status start_worker(run *R, lane *L, q4_error *err)
         return q4_fail(err, Q4_ERR_IO, "pipe failed: %s", strerror(errno));
     }
     fflush(NULL);
+    pid_t parent = getpid();   /* the child checks it is still this process's */
     pid_t pid = fork();
     if (pid < 0) {
         close(down[0]); close(down[1]); close(up[0]); close(up[1]);
         return q4_fail(err, Q4_ERR_IO, "fork failed: %s", strerror(errno));
     }
     if (pid == 0) {
-        q4h_stop_child();   /* dies with the parent; Ctrl-C is the parent's to handle */
+        q4h_stop_child_of(parent);   /* dies with the parent; Ctrl-C is the parent's to handle */
         close(down[1]);
         close(up[0]);
         for (int k = 0; k < R->n_lanes; k++) {   /* the other lanes' pipes are not ours */

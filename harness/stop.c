@@ -15,7 +15,6 @@
 static volatile sig_atomic_t stop_sig;
 static sigset_t before_mask;      /* the mask at install: what children get back */
 static int installed;
-static pid_t parent_pid;
 
 static void on_signal(int sig)
 {
@@ -39,7 +38,6 @@ void q4h_stop_install(void)
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
     sigprocmask(SIG_BLOCK, &block, &before_mask);
-    parent_pid = getpid();
     installed = 1;
 }
 
@@ -67,11 +65,6 @@ int q4h_stop_poll(struct pollfd *fds, nfds_t n, int timeout_ms)
     sigdelset(&open, SIGINT);
     sigdelset(&open, SIGTERM);
     return ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, &open);
-}
-
-void q4h_stop_child(void)
-{
-    q4h_stop_child_of(parent_pid);
 }
 
 void q4h_stop_child_of(pid_t parent)

@@ -17,12 +17,12 @@ const char *q4h_stop_reason(void);
 /* poll(2) during which a held-back SIGINT or SIGTERM is delivered: -1 with errno EINTR
  * then (check q4h_stop_signal). */
 int q4h_stop_poll(struct pollfd *fds, nfds_t n, int timeout_ms);
-/* In a child just forked: the signal mask and handlers as before install, SIGINT
- * ignored (Ctrl-C reaches the whole process group; the parent decides), and the
- * child killed when the parent dies, even by SIGKILL (PR_SET_PDEATHSIG). */
-void q4h_stop_child(void);
-/* The same in a child of `parent` (its pid, taken before the fork), for a process that
- * forks from a child of its own (perf's task child starting a WebGPU worker). */
+/* In a child just forked from `parent` (its pid, taken before the fork): the signal
+ * mask and handlers as before install, SIGINT ignored (Ctrl-C reaches the whole
+ * process group; the parent decides), and the child killed when the parent dies, even
+ * by SIGKILL (PR_SET_PDEATHSIG); it exits at once if the parent is already gone. The
+ * pid is the caller's, not install's: replay forks without installing handlers, and
+ * perf's task child forks a WebGPU worker of its own. */
 void q4h_stop_child_of(pid_t parent);
 
 #endif
