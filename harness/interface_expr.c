@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "q4_contract.h"
+
 #define Q4_MSG_MAX_EXPR 256
 
 typedef enum kind { K_NUM, K_VAR, K_NEG, K_ADD, K_SUB, K_MUL, K_DIV, K_CEIL_DIV, K_ALIGN,
@@ -172,6 +174,13 @@ static int parse_name(parser *p)
                 (int)len, s, list);
 }
 
+/* The character at p->at, quoted for a message (a raw byte escaped, q4_echo). */
+static const char *char_here(const parser *p, char buf[8])
+{
+    char one[2] = { *p->at, 0 };
+    return q4_echo(one, buf, 8);
+}
+
 static int parse_unary(parser *p)
 {
     skip_space(p);
@@ -194,7 +203,8 @@ static int parse_unary(parser *p)
     } else if (isalpha((unsigned char)*p->at) || *p->at == '_') {
         r = parse_name(p);
     } else if (*p->at) {
-        r = fail(p, "unexpected '%c'; expected a number, a name or '('", *p->at);
+        char c[8];
+        r = fail(p, "unexpected '%s'; expected a number, a name or '('", char_here(p, c));
     } else {
         r = fail(p, "the expression ends where a value was expected");
     }
@@ -249,9 +259,10 @@ bool q4h_expr_parse(const char *text, const q4h_xname *names, int n_names, q4h_e
         snprintf(msg, size, "the expression has %zu characters; at most %d are allowed",
                  strlen(text), Q4H_EXPR_MAX_CHARS);
     } else {
+        char c[8];
         root = parse_sum(p);
         if (root >= 0 && *p->at)
-            root = fail(p, "unexpected '%c' after a complete expression", *p->at);
+            root = fail(p, "unexpected '%s' after a complete expression", char_here(p, c));
         if (root >= 0 && !(*out = pack(p->nodes, p->n, root)))
             snprintf(msg, size, "out of memory");
     }

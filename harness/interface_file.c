@@ -102,7 +102,10 @@ static q4_status get_name(reader *r, const char *key, json_object *v, char dst[3
     q4_status st = get_string(r, key, v, dst, 32);
     for (const char *c = dst; st == Q4_OK && *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
-            return bad(r, key, "'%c' is not allowed in a name (use a-z, 0-9 and _)", *c);
+            return (unsigned char)*c > 0x20 && (unsigned char)*c < 0x7f
+                 ? bad(r, key, "'%c' is not allowed in a name (use a-z, 0-9 and _)", *c)
+                 : bad(r, key, "byte 0x%02x is not allowed in a name (use a-z, 0-9 and _)",
+                       (unsigned char)*c);
     return st;
 }
 
@@ -265,7 +268,9 @@ static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_
             size_t len = strlen(list);
             snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", op->tensors[i].name);
         }
-        return bad(r, k, "op %s has no tensor \"%s\" (its tensors: %s)", op->op, name, list);
+        char shown[Q4_ECHO_MAX];
+        return bad(r, k, "op %s has no tensor \"%s\" (its tensors: %s)", op->op,
+                   q4_echo(name, shown, sizeof shown), list);
     }
     const q4h_if_tensor *tn = &op->tensors[t];
     snprintf(k, sizeof k, "%.80s.layout", key);
@@ -324,7 +329,9 @@ static q4_status scratch_binding(reader *r, const char *key, json_object *o, q4h
             b->access = Q4H_ACCESS_READ_WRITE;
             return Q4_OK;
         }
-    return bad(r, k, "no scratch buffer \"%s\" is declared (top-level \"scratch\")", name);
+    char shown[Q4_ECHO_MAX];
+    return bad(r, k, "no scratch buffer \"%s\" is declared (top-level \"scratch\")",
+               q4_echo(name, shown, sizeof shown));
 }
 
 static q4_status uniform_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)

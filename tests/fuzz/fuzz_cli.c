@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     q4_error err = {0};
     if (q4h_cli_parse(argc, argv, &cli, &err) == Q4_OK) {
         static const char *const known[] = { "devices", "list", "kernels", "run", "perf",
-                                             "replay", "compare", "merge" };
+                                             "replay", "compare", "merge", "report" };
         int ok = !cli.command && (cli.help || cli.version);
         for (size_t i = 0; cli.command && i < sizeof known / sizeof *known; i++)
             ok |= !strcmp(cli.command, known[i]);
