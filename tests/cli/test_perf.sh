@@ -24,6 +24,9 @@ grep -q "^result: PASS, $n of $n cases timed, 0 errors, 0 regressions" out.txt |
 if command -v python3 >/dev/null; then
     rows=$(python3 "$src/scripts/perf-join.py" perf.json | grep -c '^| q4cts\.')
     [ "$rows" -eq "$n" ] || fail "perf-join.py printed $rows rows, expected $n"
+    # Its WGSL-beside-GLSL table (docs/perf.md) reads the same format from --api webgpu.
+    rows=$(python3 "$src/scripts/perf-join.py" --wgsl perf.json perf.json | grep -c '^| q4cts\..* | 1\.00 |')
+    [ "$rows" -eq "$n" ] || fail "perf-join.py --wgsl printed $rows rows of ratio 1.00, expected $n"
 fi
 # A baseline 1000x faster than anything measurable: every case is a regression.
 sed -E 's/"median_ms": [0-9.e+-]+/"median_ms": 1e-9/' perf.json >fast.json
