@@ -515,14 +515,12 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
     if (cli->api == Q4H_API_WEBGPU) {
         /* Vulkan's options: the WebGPU worker has no device choice, layer or probes */
         const char *vk_only = cli->device ? "--device" : cli->validation ? "--validation"
-                            : cli->n_interfaces ? "--interface"
                             : cli->n_devices ? "--devices" : cli->jobs > 1 ? "--jobs"
                             : cli->flake_retries ? "--flake-retries"
                             : cli->flaky_every ? "--inject-fault flaky@N"
                             : cli->bounds_check ? "--bounds-check"
                             : cli->shader_coverage ? "--shader-coverage"
                             : cli->dump_dir ? "--dump-dir"
-                            : cli->n_interfaces ? "--interface"
                             : !strcmp(cli->command, "replay") ? "replay"
                             : !strcmp(cli->command, "kernels") ? "kernels"
                             : !strcmp(cli->command, "perf") && cli->n_kernels ? "perf --kernel"

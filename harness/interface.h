@@ -84,6 +84,7 @@ typedef enum q4h_bind_kind { Q4H_BIND_TENSOR, Q4H_BIND_SCRATCH, Q4H_BIND_UNIFORM
 
 typedef struct q4h_if_binding {
     q4h_bind_kind kind;
+    uint32_t group, binding;   /* WGSL's @group/@binding (a SPIR-V step: 0, its index) */
     int index;                 /* buffer or scratch index */
     q4h_access access;
     q4h_if_fields uniform;
@@ -97,21 +98,37 @@ typedef struct q4h_if_spec {
     char key[96];
 } q4h_if_spec;
 
+/* A WGSL step's pipeline-overridable constant (`override NAME`), set by name through
+ * the pipeline's constants map. */
+typedef struct q4h_if_override {
+    char name[64];
+    q4h_ftype type;            /* int, uint or float */
+    q4h_expr *value;
+    char key[96];
+} q4h_if_override;
+
 #define Q4H_IF_MAX_STEPS 8
+#define Q4H_IF_MAX_OVERRIDES 8
+#define Q4H_IF_MAX_WGSL_BYTES (256u * 1024u)
 
 typedef struct q4h_if_step {
     char name[32];
     char kernel[64];           /* OP.NAME */
-    char spirv[512];           /* the path as resolved */
+    char module[512];          /* the module's path as resolved */
     char entry[64];
-    uint32_t *words;
+    uint32_t *words;           /* a SPIR-V step's module */
     size_t n_words;
+    char *wgsl;                /* a WGSL step's source (NUL-terminated), else NULL */
+    q4h_if_override overrides[Q4H_IF_MAX_OVERRIDES];
+    int n_overrides;
     q4h_expr *local[3];
     int n_local_ids;           /* dimensions whose size goes through a constant */
     int64_t local_id[3];       /* its id, or -1: the module's literal */
     q4h_if_spec spec[Q4VK_MAX_SPEC];
     int n_spec;
     q4h_if_fields push;
+    /* SPIR-V: bind[b] is binding b; WGSL: in the file's order, each naming its own
+     * group and binding */
     q4h_if_binding bind[Q4VK_MAX_BINDINGS];
     int n_bind;
     q4h_expr *groups[3];
@@ -130,6 +147,7 @@ typedef struct q4h_if_scratch {
 typedef struct q4h_iface {
     char path[512];
     const q4h_if_op *op;
+    bool wgsl;                 /* its steps are WGSL (--api webgpu), else SPIR-V (vulkan) */
     q4h_if_step steps[Q4H_IF_MAX_STEPS];
     int n_steps;
     q4h_if_scratch scratch[Q4H_IF_MAX_SCRATCH];
@@ -154,13 +172,52 @@ q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_er
 /* Loads each path (one file per op: a second file of an op is Q4_ERR_ARG). */
 q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, q4_error *err);
 void q4h_ifaces_free(q4h_iface **f, size_t n);
+/* Every file's steps are of the run's API (WGSL for webgpu, SPIR-V for vulkan);
+ * Q4_ERR_ARG naming the file otherwise. */
+q4_status q4h_ifaces_check_api(q4h_iface *const *f, size_t n, bool webgpu, q4_error *err);
 /* ov followed by every step's module of f, as overrides (kernel = OP.STEP), for the
  * probes of --shader-coverage and --bounds-check; *out is malloc'ed (the words stay
  * f's). */
 q4_status q4h_ifaces_modules(const q4h_override *ov, int n_ov, q4h_iface *const *f, size_t n,
                              q4h_override **out, int *n_out, q4_error *err);
 
-/* ---------------- running a case (interface_run.c) ---------------- */
+/* ---------------- a case's values, on either API (interface_case.c) ---------------- */
+
+typedef struct q4h_if_case {
+    const q4h_iface *f;
+    const q4h_op *op;
+    const q4_case *c;
+    const q4_inputs *in;
+    q4h_xval values[Q4H_IF_MAX_NAMES];
+    q4_error *err;
+} q4h_if_case;
+
+/* The case's values; drops from out the outputs the file does not write; a case with
+ * a bias and a file without one is Q4_ERR_UNSUPPORTED. */
+q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op,
+                            const q4_case *c, const q4_inputs *in, q4h_outputs *out,
+                            q4_error *err);
+/* k->err gets "FILE: message". */
+q4_status q4h_if_fail(const q4h_if_case *k, q4_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* e's value for this case as an integer in [lo, hi]; key names it in errors. */
+q4_status q4h_if_eval_int(const q4h_if_case *k, const q4h_expr *e, const char *key, int64_t lo,
+                          int64_t hi, int64_t *out);
+/* One 32-bit value of type t (a scalar type or a vector's component type) into dst. */
+q4_status q4h_if_eval_word(const q4h_if_case *k, const q4h_expr *e, const char *key,
+                           q4h_ftype t, void *dst);
+/* Every field of fs at its offset in dst (fs->bytes of them). */
+q4_status q4h_if_eval_fields(const q4h_if_case *k, const q4h_if_fields *fs, uint8_t *dst);
+/* The contents of the file's buffer i for this case (*bytes of them, malloc'ed), or
+ * *data NULL for an output (sentinel-filled by the caller). */
+q4_status q4h_if_buffer_data(const q4h_if_case *k, int i, q4h_outputs *out, void **data,
+                             size_t *bytes);
+/* Bytes of scratch buffer i (rounded up to 4). */
+q4_status q4h_if_scratch_bytes(const q4h_if_case *k, int i, size_t *bytes);
+/* The output (of out) that the file's buffer i fills, or NULL. */
+q4h_output *q4h_if_output_of(const q4h_iface *f, int buffer, q4h_outputs *out);
+
+/* ---------------- running a case on Vulkan (interface_run.c) ---------------- */
 
 /* The file of run options for op, or NULL. */
 const q4h_iface *q4h_iface_for(const q4h_run_options *opt, const char *op);
@@ -181,6 +238,10 @@ q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, i
 /* Reads output o from buf written in layout l (values, guard and padding checks). */
 q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, const q4_case *c,
                           q4h_output *o, q4_error *err);
+/* The same from a buffer's bytes on the host (the WebGPU worker returns them). */
+struct q4h_host_buffer;
+q4_status q4h_layout_read_host(const struct q4h_host_buffer *b, q4h_layout l, const q4_case *c,
+                               q4h_output *o, q4_error *err);
 
 /* ---------------- `q4cts kernels --interface NAME` (interface_builtin.c) ---------------- */
 

@@ -18,6 +18,7 @@ typedef struct reader {
     const char *path;
     char dir[512];             /* the file's folder, with its '/' ("" for none) */
     q4h_iface *f;
+    bool wgsl;                 /* the step being read is a WGSL step */
     q4_error *err;
 } reader;
 
@@ -248,8 +249,8 @@ static q4_status buffer_of(reader *r, const char *key, int t, q4h_layout l, json
 
 static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
 {
-    static const char *const allowed[] = { "binding", "set", "tensor", "layout", "access",
-                                           "row_stride", NULL };
+    static const char *const allowed[] = { "binding", "set", "group", "tensor", "layout",
+                                           "access", "row_stride", NULL };
     static const char *const required[] = { "binding", "tensor", "layout", "access", NULL };
     const q4h_if_op *op = r->f->op;
     json_object *v, *stride = NULL;
@@ -313,7 +314,7 @@ static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_
 
 static q4_status scratch_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
 {
-    static const char *const allowed[] = { "binding", "set", "scratch", NULL };
+    static const char *const allowed[] = { "binding", "set", "group", "scratch", NULL };
     static const char *const required[] = { "binding", "scratch", NULL };
     json_object *v;
     char name[32], k[96];
@@ -336,7 +337,7 @@ static q4_status scratch_binding(reader *r, const char *key, json_object *o, q4h
 
 static q4_status uniform_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
 {
-    static const char *const allowed[] = { "binding", "set", "uniform", NULL };
+    static const char *const allowed[] = { "binding", "set", "group", "uniform", NULL };
     static const char *const required[] = { "binding", "uniform", NULL };
     json_object *v;
     char k[96];
@@ -347,6 +348,10 @@ static q4_status uniform_binding(reader *r, const char *key, json_object *o, q4h
     b->access = Q4H_ACCESS_READ;
     if (st == Q4_OK && (st = get_fields(r, k, v, &b->uniform)) == Q4_OK && b->uniform.n == 0)
         st = bad(r, k, "a uniform buffer needs at least one field");
+    /* WGSL: a struct's size is its end rounded up to its largest member alignment */
+    for (int i = 0; st == Q4_OK && r->wgsl && i < b->uniform.n; i++)
+        if (b->uniform.f[i].type >= Q4H_F_IVEC4)
+            b->uniform.bytes = (b->uniform.bytes + 15) / 16 * 16;
     return st;
 }
 
@@ -355,25 +360,43 @@ static q4_status get_bindings(reader *r, const char *key, json_object *arr, q4h_
     q4_status st = want_type(r, key, arr, json_type_array);
     size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
     uint32_t seen = 0;
+    if (r->wgsl && n > Q4VK_MAX_BINDINGS)
+        return bad(r, key, "%zu bindings; at most %d are allowed", n, Q4VK_MAX_BINDINGS);
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
         json_object *o = json_object_array_get_idx(arr, i), *v;
         char k[96], kk[128];
-        int64_t num;
+        int64_t num, group = 0;
         snprintf(k, sizeof k, "%.60s[%zu]", key, i);
         if ((st = want_type(r, k, o, json_type_object)))
             break;
+        snprintf(kk, sizeof kk, "%.80s.%s", k, r->wgsl ? "set" : "group");
+        if (json_object_object_get_ex(o, r->wgsl ? "set" : "group", NULL))
+            return bad(r, kk, r->wgsl ? "\"set\" is a SPIR-V step's key; a WGSL binding names its "
+                       "\"group\"" : "\"group\" is a WGSL step's key; a SPIR-V binding is in "
+                       "descriptor set 0");
         snprintf(kk, sizeof kk, "%.80s.set", k);
         if (json_object_object_get_ex(o, "set", &v) && (st = get_int(r, kk, v, 0, 0, &num)))
             return bad(r, kk, "only descriptor set 0 is allowed (q4cts's probes use set 1)");
+        /* WebGPU's guaranteed maxBindGroups and maxBindingsPerBindGroup */
+        snprintf(kk, sizeof kk, "%.80s.group", k);
+        if (json_object_object_get_ex(o, "group", &v) && (st = get_int(r, kk, v, 0, 3, &group)))
+            break;
         snprintf(kk, sizeof kk, "%.80s.binding", k);
         if (!json_object_object_get_ex(o, "binding", &v))
             return bad(r, k, "missing key \"binding\"");
-        if ((st = get_int(r, kk, v, 0, Q4VK_MAX_BINDINGS - 1, &num)))
+        if ((st = get_int(r, kk, v, 0, r->wgsl ? 999 : Q4VK_MAX_BINDINGS - 1, &num)))
             break;
-        if (seen >> num & 1)
+        for (size_t j = 0; r->wgsl && j < i; j++)
+            if (s->bind[j].group == group && s->bind[j].binding == num)
+                return bad(r, kk, "@group(%lld) @binding(%lld) is described twice",
+                           (long long)group, (long long)num);
+        if (!r->wgsl && seen >> num & 1)
             return bad(r, kk, "binding %lld is described twice", (long long)num);
-        seen |= 1u << num;
-        q4h_if_binding *b = &s->bind[num];
+        if (!r->wgsl)
+            seen |= 1u << num;
+        q4h_if_binding *b = &s->bind[r->wgsl ? (int64_t)i : num];
+        b->group = (uint32_t)group;
+        b->binding = (uint32_t)num;
         snprintf(b->key, sizeof b->key, "%s", k);
         int kinds = json_object_object_get_ex(o, "tensor", NULL) +
                     json_object_object_get_ex(o, "scratch", NULL) +
@@ -383,9 +406,9 @@ static q4_status get_bindings(reader *r, const char *key, json_object *arr, q4h_
         st = json_object_object_get_ex(o, "tensor", NULL)    ? tensor_binding(r, k, o, b)
              : json_object_object_get_ex(o, "scratch", NULL) ? scratch_binding(r, k, o, b)
                                                              : uniform_binding(r, k, o, b);
-        s->n_bind = s->n_bind > (int)num + 1 ? s->n_bind : (int)num + 1;
+        s->n_bind = r->wgsl ? (int)i + 1 : s->n_bind > (int)num + 1 ? s->n_bind : (int)num + 1;
     }
-    if (st == Q4_OK && seen != (1u << s->n_bind) - 1) {
+    if (st == Q4_OK && !r->wgsl && seen != (1u << s->n_bind) - 1) {
         int gap = 0;
         while (seen >> gap & 1)
             gap++;
@@ -454,17 +477,123 @@ static q4_status get_spec(reader *r, const char *key, json_object *arr, q4h_if_s
     return st;
 }
 
+/* A WGSL step's "overrides": constants set by name at pipeline creation. */
+static q4_status get_overrides(reader *r, const char *key, json_object *arr, q4h_if_step *s)
+{
+    static const char *const allowed[] = { "name", "type", "value", NULL };
+    static const char *const types[] = { "int", "uint", "float", NULL };
+    q4_status st = want_type(r, key, arr, json_type_array);
+    size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
+    if (n > Q4H_IF_MAX_OVERRIDES)
+        return bad(r, key, "%zu overrides; at most %d are allowed", n, Q4H_IF_MAX_OVERRIDES);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *v;
+        q4h_if_override *ov = &s->overrides[s->n_overrides++];
+        char kk[112];
+        snprintf(ov->key, sizeof ov->key, "%.80s[%zu]", key, i);
+        if ((st = want_type(r, ov->key, o, json_type_object)) ||
+            (st = keys(r, ov->key, o, allowed, allowed)))
+            break;
+        snprintf(kk, sizeof kk, "%.80s.name", ov->key);
+        json_object_object_get_ex(o, "name", &v);
+        if ((st = get_string(r, kk, v, ov->name, sizeof ov->name)))
+            break;
+        /* a WGSL identifier, or the decimal @id of the override */
+        const bool digits = strspn(ov->name, "0123456789") == strlen(ov->name);
+        const size_t word = strspn(ov->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "_0123456789");
+        if (!digits && (word != strlen(ov->name) || (ov->name[0] >= '0' && ov->name[0] <= '9')))
+            return bad(r, kk, "expected the name of a WGSL override (letters, digits and _, not "
+                       "starting with a digit) or its numeric @id");
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(s->overrides[j].name, ov->name))
+                return bad(r, kk, "override \"%s\" is given twice", ov->name);
+        snprintf(kk, sizeof kk, "%.80s.type", ov->key);
+        json_object_object_get_ex(o, "type", &v);
+        int t = choice(r, kk, v, types, "override type");
+        if (t < 0)
+            return r->err->status;
+        ov->type = (q4h_ftype)t;
+        snprintf(kk, sizeof kk, "%.80s.value", ov->key);
+        json_object_object_get_ex(o, "value", &v);
+        st = get_expr(r, kk, v, t != Q4H_F_FLOAT, &ov->value);
+    }
+    return st;
+}
+
+/* The keys of the other API refused, naming what to use instead. */
+static q4_status foreign_keys(reader *r, const char *key, json_object *o)
+{
+    static const char *const spirv_only[] = { "local_size", "local_size_ids", "spec_constants",
+                                              "push_constants", NULL };
+    char k[112];
+    for (int i = 0; r->wgsl && spirv_only[i]; i++)
+        if (json_object_object_get_ex(o, spirv_only[i], NULL)) {
+            snprintf(k, sizeof k, "%.80s.%s", key, spirv_only[i]);
+            return bad(r, k, "\"%s\" is a SPIR-V step's key; a WGSL module declares its own "
+                       "@workgroup_size, takes constants through \"overrides\" and has no push "
+                       "constants", spirv_only[i]);
+        }
+    snprintf(k, sizeof k, "%.80s.overrides", key);
+    if (!r->wgsl && json_object_object_get_ex(o, "overrides", NULL))
+        return bad(r, k, "\"overrides\" is a WGSL step's key; a SPIR-V step takes "
+                   "\"spec_constants\"");
+    return Q4_OK;
+}
+
+/* The step's module: SPIR-V words, or WGSL source (compiled by the WebGPU worker). */
+static q4_status get_module(reader *r, const char *key, json_object *o, q4h_if_step *s)
+{
+    json_object *v;
+    char k[112], path[512], what[640];
+    snprintf(k, sizeof k, "%.80s.%s", key, r->wgsl ? "wgsl" : "spirv");
+    json_object_object_get_ex(o, r->wgsl ? "wgsl" : "spirv", &v);
+    q4_status st = get_string(r, k, v, path, sizeof path);
+    if (st)
+        return st;
+    if (strlen(r->dir) + strlen(path) >= sizeof s->module)
+        return bad(r, k, "the path is longer than %zu characters", sizeof s->module - 1);
+    snprintf(s->module, sizeof s->module, "%s", path[0] == '/' ? "" : r->dir);
+    strcat(s->module, path);
+    snprintf(what, sizeof what, "%s: %s", r->path, k);
+    if (!r->wgsl)
+        return q4h_read_spirv(s->module, what, &s->words, &s->n_words, r->err);
+    size_t size;
+    char shown[Q4_ECHO_MAX];
+    if (!(s->wgsl = q4h_read_file(s->module, &size)))
+        return bad(r, k, "cannot read %s: %s", q4_echo(s->module, shown, sizeof shown),
+                   strerror(errno));
+    if (size > Q4H_IF_MAX_WGSL_BYTES || strlen(s->wgsl) != size)
+        return bad(r, k, "%s is not WGSL source: %s", q4_echo(s->module, shown, sizeof shown),
+                   size > Q4H_IF_MAX_WGSL_BYTES ? "larger than 256 KiB" : "it holds a NUL byte");
+    return Q4_OK;
+}
+
 static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_step *s)
 {
-    static const char *const allowed[] = { "name", "spirv", "entry", "local_size",
-                                           "local_size_ids", "spec_constants", "bindings",
-                                           "push_constants", "workgroups", "fold", NULL };
-    static const char *const required[] = { "name", "spirv", "local_size", "bindings",
-                                            "workgroups", NULL };
+    static const char *const allowed[] = { "name", "spirv", "wgsl", "entry", "local_size",
+                                           "local_size_ids", "spec_constants", "overrides",
+                                           "bindings", "push_constants", "workgroups", "fold",
+                                           NULL };
+    static const char *const required[] = { "name", "bindings", "workgroups", NULL };
+    static const char *const required_spirv[] = { "local_size", NULL };
     json_object *v;
-    char k[64], path[512];
+    char k[64];
     q4_status st = want_type(r, key, o, json_type_object);
     if (st || (st = keys(r, key, o, allowed, required)))
+        return st;
+    const bool has_spirv = json_object_object_get_ex(o, "spirv", NULL),
+               has_wgsl = json_object_object_get_ex(o, "wgsl", NULL);
+    if (has_spirv == has_wgsl)
+        return bad(r, key, has_spirv ? "a step has one module: \"spirv\" or \"wgsl\", not both"
+                                     : "missing key \"spirv\" (or \"wgsl\" for a WGSL module)");
+    r->wgsl = has_wgsl;
+    if (s > r->f->steps && r->f->wgsl != r->wgsl)
+        return bad(r, key, "a %s step in a file of %s steps: one file runs on one API",
+                   r->wgsl ? "WGSL" : "SPIR-V", r->f->wgsl ? "WGSL" : "SPIR-V");
+    r->f->wgsl = r->wgsl;
+    if ((st = foreign_keys(r, key, o)) || (!r->wgsl && (st = keys(r, key, o, allowed,
+                                                                   required_spirv))))
         return st;
     snprintf(k, sizeof k, "%.80s.name", key);
     json_object_object_get_ex(o, "name", &v);
@@ -502,11 +631,13 @@ static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_ste
         }
     }
     snprintf(k, sizeof k, "%.80s.local_size", key);
-    json_object_object_get_ex(o, "local_size", &v);
-    if ((st = get_three(r, k, v, s->local)))
+    if (json_object_object_get_ex(o, "local_size", &v) && (st = get_three(r, k, v, s->local)))
         return st;
     snprintf(k, sizeof k, "%.80s.spec_constants", key);
     if (json_object_object_get_ex(o, "spec_constants", &v) && (st = get_spec(r, k, v, s)))
+        return st;
+    snprintf(k, sizeof k, "%.80s.overrides", key);
+    if (json_object_object_get_ex(o, "overrides", &v) && (st = get_overrides(r, k, v, s)))
         return st;
     snprintf(k, sizeof k, "%.80s.push_constants", key);
     if (json_object_object_get_ex(o, "push_constants", &v) &&
@@ -529,17 +660,7 @@ static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_ste
             return st;
         s->fold = json_object_get_boolean(v);
     }
-    snprintf(k, sizeof k, "%.80s.spirv", key);
-    json_object_object_get_ex(o, "spirv", &v);
-    if ((st = get_string(r, k, v, path, sizeof path)))
-        return st;
-    if (strlen(r->dir) + strlen(path) >= sizeof s->spirv)
-        return bad(r, k, "the path is longer than %zu characters", sizeof s->spirv - 1);
-    snprintf(s->spirv, sizeof s->spirv, "%s", path[0] == '/' ? "" : r->dir);
-    strcat(s->spirv, path);
-    char what[640];
-    snprintf(what, sizeof what, "%s: %s", r->path, k);
-    return q4h_read_spirv(s->spirv, what, &s->words, &s->n_words, r->err);
+    return get_module(r, key, o, s);
 }
 
 /* ---------------- the op as a whole ---------------- */
@@ -647,8 +768,8 @@ static q4_status read_root(reader *r, json_object *root)
     if (st == Q4_OK)
         st = whole_op(r);
     /* the modules last: a file's own mistakes are reported before any mismatch */
-    for (int i = 0; i < r->f->n_steps && st == Q4_OK; i++)
-        st = q4h_iface_check_module(r->f, &r->f->steps[i], r->err);
+    for (int i = 0; i < r->f->n_steps && st == Q4_OK && !r->f->wgsl; i++)
+        st = q4h_iface_check_module(r->f, &r->f->steps[i], r->err);   /* WGSL: the worker's */
     return st;
 }
 
@@ -728,6 +849,9 @@ void q4h_iface_free(q4h_iface *f)
     for (int s = 0; s < f->n_steps; s++) {
         q4h_if_step *st = &f->steps[s];
         free(st->words);
+        free(st->wgsl);
+        for (int i = 0; i < st->n_overrides; i++)
+            q4h_expr_free(st->overrides[i].value);
         for (int d = 0; d < 3; d++) {
             q4h_expr_free(st->local[d]);
             q4h_expr_free(st->groups[d]);

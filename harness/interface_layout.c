@@ -2,7 +2,8 @@
  * interface file's layouts and back (docs/interface-format.md, "The layout
  * vocabulary"): fp32 and int32 as they are, W from our W_4X8 words to W_4X8 or
  * flat bytes, scales into rows of a padded stride (padding NaN); outputs read back
- * as our own kernels' are (packed_io.c for the packed weights). */
+ * as our own kernels' are (packed_io.c for the packed weights), from a device buffer
+ * or from the bytes the WebGPU worker returned. */
 #include "interface.h"
 
 #include <math.h>
@@ -69,4 +70,20 @@ q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, con
     if (l == Q4H_LAYOUT_FLAT)
         return q4h_read_flat_output(ctx, buf, c->n, c->k, o, err);
     return q4h_read_output(ctx, buf, o, err);
+}
+
+q4_status q4h_layout_read_host(const q4h_host_buffer *b, q4h_layout l, const q4_case *c,
+                               q4h_output *o, q4_error *err)
+{
+    if (l != Q4H_LAYOUT_W4X8 && l != Q4H_LAYOUT_FLAT) {
+        q4h_read_host_output(b, o);
+        return Q4_OK;
+    }
+    void *raw = malloc(b->bytes ? b->bytes : 1);
+    if (!raw)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes for output %s", b->bytes,
+                       o->name);
+    q4h_read_host(b, raw, b->bytes, &o->guard_ok, &o->guard_bad_at);
+    return l == Q4H_LAYOUT_W4X8 ? q4h_decode_w4x8(c->n, c->k, raw, b->bytes, o, err)
+                                : q4h_decode_flat(c->n, c->k, raw, b->bytes, o, err);
 }

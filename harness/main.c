@@ -347,6 +347,7 @@ static int cmd_run(const q4h_cli *cli)
     int n_modules = 0;
     q4h_shcov *shcov = NULL;
     if (q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &err) != Q4_OK ||
+        q4h_ifaces_check_api(ifaces, cli->n_interfaces, webgpu, &err) != Q4_OK ||
         q4h_ifaces_modules(overrides, webgpu ? 0 : (int)cli->n_kernels, ifaces, cli->n_interfaces, &modules,
                            &n_modules, &err) != Q4_OK ||
         ((cli->shader_coverage || cli->bounds_check) &&

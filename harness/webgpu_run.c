@@ -12,6 +12,7 @@
 
 #include "device_io.h"
 #include "dump.h"
+#include "interface.h"
 #include "judge.h"
 #include "op.h"
 #include "stop.h"
@@ -123,46 +124,53 @@ static void close_worker(session *s)
 
 /* ---- one case ---- */
 
-typedef struct images {
-    int n;
-    size_t data[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
-    uint64_t total[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
-    void *image[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
-    const char *name[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
-} images;
-
-static void images_free(images *im)
+void q4h_wg_images_free(q4h_wg_images *im)
 {
     for (int i = 0; i < im->n; i++)
         free(im->image[i]);
     im->n = 0;
 }
 
+q4_status q4h_wg_image_add(q4h_wg_images *im, const char *name, const void *init, size_t bytes,
+                           size_t guard, bool zero, q4_error *err)
+{
+    if (im->n == Q4H_WG_MAX_IMAGES)
+        return q4_fail(err, Q4_ERR_ARG, "more than %d buffers for one case", Q4H_WG_MAX_IMAGES);
+    const int i = im->n;
+    if (!(im->image[i] = zero ? calloc(1, bytes + guard ? bytes + guard : 1)
+                              : malloc(bytes + guard ? bytes + guard : 1)))
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory",
+                       bytes + guard);
+    if (!zero)
+        q4h_host_image(im->image[i], init, bytes, guard);
+    im->data[i] = bytes;
+    im->total[i] = bytes + guard;
+    im->out[i] = true;
+    im->uniform[i] = false;
+    snprintf(im->name[i], sizeof im->name[i], "%s", name);
+    im->n++;
+    return Q4_OK;
+}
+
 /* The case's buffers as the worker gets them: the inputs, then the output buffers
  * (sentinel-filled), each followed by the guard words. */
 static q4_status make_images(const q4h_op *op, const q4_case *c, const q4_inputs *in,
-                             images *im, q4_error *err)
+                             q4h_wg_images *im, q4_error *err)
 {
     q4h_tensor t[Q4H_MAX_TENSORS];
     size_t out_bytes[Q4H_MAX_OUTPUTS];
     static const char *const out_names[] = { "out0", "out1", "out2", "out3" };
     int n_in = op->inputs(c, in, t), n_out = op->output_buffers(c, out_bytes);
+    q4_status st = Q4_OK;
     im->n = 0;
-    for (int i = 0; i < n_in + n_out; i++) {
-        size_t bytes = i < n_in ? q4h_tensor_bytes(&t[i]) : out_bytes[i - n_in];
-        im->image[i] = malloc(bytes + Q4H_GUARD_BYTES);
-        if (!im->image[i]) {
-            images_free(im);
-            return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory",
-                           bytes + Q4H_GUARD_BYTES);
-        }
-        im->n++;
-        im->data[i] = bytes;
-        im->total[i] = bytes + Q4H_GUARD_BYTES;
-        im->name[i] = i < n_in ? t[i].name : out_names[i - n_in];
-        q4h_host_image(im->image[i], i < n_in ? t[i].data : NULL, bytes, Q4H_GUARD_BYTES);
-    }
-    return Q4_OK;
+    for (int i = 0; i < n_in + n_out && st == Q4_OK; i++)
+        st = q4h_wg_image_add(im, i < n_in ? t[i].name : out_names[i - n_in],
+                              i < n_in ? t[i].data : NULL,
+                              i < n_in ? q4h_tensor_bytes(&t[i]) : out_bytes[i - n_in],
+                              Q4H_GUARD_BYTES, false, err);
+    if (st != Q4_OK)
+        q4h_wg_images_free(im);
+    return st;
 }
 
 /* What a run message asks besides the case: perf's repetitions (reps 0: one judged
@@ -171,9 +179,10 @@ typedef struct timing_ask {
     int reps, warmup, warmup_ms;
 } timing_ask;
 
-/* The run message's header (docs/webgpu.md); NULL without memory. */
-static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
-                        const char *fault, const timing_ask *ask)
+/* The run message's header (docs/webgpu.md), with an interface file's steps (iface,
+ * taken over; NULL: our own kernels); NULL without memory. */
+static char *run_header(const q4_case *c, const q4_inputs *in, const q4h_wg_images *im,
+                        const char *fault, const timing_ask *ask, json_object *iface)
 {
     json_object *o = json_object_new_object(), *params = json_object_new_object(),
                 *bufs = json_object_new_array();
@@ -189,7 +198,9 @@ static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
         json_object_object_add(b, "name", json_object_new_string(im->name[i]));
         json_object_object_add(b, "bytes", json_object_new_int64((int64_t)im->total[i]));
         json_object_object_add(b, "data_bytes", json_object_new_int64((int64_t)im->data[i]));
-        json_object_object_add(b, "out", json_object_new_boolean(ask->reps == 0));
+        json_object_object_add(b, "out", json_object_new_boolean(ask->reps == 0 && im->out[i]));
+        if (im->uniform[i])
+            json_object_object_add(b, "uniform", json_object_new_boolean(true));
         json_object_array_add(bufs, b);
     }
     json_object_object_add(o, "case", json_object_new_string(c->name));
@@ -197,6 +208,8 @@ static char *run_header(const q4_case *c, const q4_inputs *in, const images *im,
     json_object_object_add(o, "params", params);
     json_object_object_add(o, "buffers", bufs);
     json_object_object_add(o, "fault", json_object_new_string(fault));
+    if (iface)
+        json_object_object_add(o, "interface", iface);
     if (ask->reps > 0) {
         json_object_object_add(o, "reps", json_object_new_int(ask->reps));
         json_object_object_add(o, "warmup", json_object_new_int(ask->warmup));
@@ -230,8 +243,9 @@ static void say(q4_result *r, q4_verdict v, const char *fmt, ...)
 
 /* One run of the case on the worker and its judgement into r. Returns false when the
  * run was stopped by a signal (r then holds no verdict). */
-static bool gpu_once(session *s, const q4h_op *op, const q4_case *c, const char *header,
-                     const images *im, q4h_outputs *out, q4_result *r)
+static bool gpu_once(session *s, const q4h_op *op, const q4h_iface *iface, const q4_case *c,
+                     const char *header, const q4h_wg_images *im, q4h_outputs *out,
+                     q4_result *r)
 {
     char why[Q4_MSG_MAX] = "";
     if (s->w.pid <= 0) {
@@ -244,9 +258,12 @@ static bool gpu_once(session *s, const q4h_op *op, const q4_case *c, const char 
         }
     }
     double deadline = q4h_now_s() + s->opt->exchange_s;
-    const void *blobs[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
-    for (int i = 0; i < im->n; i++)
+    const void *blobs[Q4H_WG_MAX_IMAGES];
+    int n_out = 0;
+    for (int i = 0; i < im->n; i++) {
         blobs[i] = im->image[i];
+        n_out += im->out[i];
+    }
     q4h_wg_frame f = { 0 };
     q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
                                deadline);
@@ -288,20 +305,22 @@ static bool gpu_once(session *s, const q4h_op *op, const q4_case *c, const char 
         say(r, v, "%s", why);
         if (!strcmp(kind, "lost"))   /* the worker leaves; a new device takes the next case */
             q4h_wg_finish(&s->w);
-    } else if ((int)f.n_blobs != im->n) {
-        snprintf(why, sizeof why, "the WebGPU worker returned %u buffers for %d", f.n_blobs, im->n);
+    } else if ((int)f.n_blobs != n_out) {
+        snprintf(why, sizeof why, "the WebGPU worker returned %u buffers for %d", f.n_blobs, n_out);
         say(r, Q4_INTERNAL_ERROR, "%s", why);
     } else {
-        q4h_host_buffer b[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+        q4h_host_buffer b[Q4H_WG_MAX_IMAGES];
         bool sizes_ok = true;
-        for (int i = 0; i < im->n; i++) {
-            b[i] = (q4h_host_buffer){ f.blob[i], im->data[i] };
-            sizes_ok = sizes_ok && f.blob_len[i] == im->total[i];
+        for (int i = 0, k = 0; i < im->n; i++) {
+            b[i] = (q4h_host_buffer){ im->out[i] ? f.blob[k] : NULL, im->data[i] };
+            sizes_ok = sizes_ok && (!im->out[i] || f.blob_len[k] == im->total[i]);
+            k += im->out[i];
         }
         q4_error err = { 0 };
         if (!sizes_ok)
             say(r, Q4_INTERNAL_ERROR, "%s", "the WebGPU worker returned a buffer of the wrong size");
-        else if (op->read_host(c, b, out, &err) != Q4_OK)
+        else if ((iface ? q4h_iface_wg_read(iface, c, b, out, &err)
+                        : op->read_host(c, b, out, &err)) != Q4_OK)
             say(r, Q4_INTERNAL_ERROR, "reading the results failed: %.480s", err.msg);
         else
             q4h_judge(out, r);
@@ -313,10 +332,11 @@ static bool gpu_once(session *s, const q4h_op *op, const q4_case *c, const char 
 
 /* NotSupported reasons of WebGPU: a buffer beyond the adapter's binding or buffer size
  * (the WGSL kernels do not split bindings), or an op without WGSL kernels. */
-static void support(const session *s, const q4h_op *op, const images *im, char *why, size_t size)
+static void support(const session *s, const q4h_op *op, const q4h_wg_images *im, char *why,
+                    size_t size)
 {
     why[0] = '\0';
-    if (!op->read_host) {
+    if (!op->read_host && !(s->opt->run && q4h_iface_for(s->opt->run, op->name))) {
         snprintf(why, size, "op %s has no WebGPU path", op->name);
         return;
     }
@@ -335,9 +355,11 @@ static void support(const session *s, const q4h_op *op, const images *im, char *
 static bool run_case(session *s, const q4_case *c, q4_result *r)
 {
     const q4h_op *op = q4h_op_find(c->op);
+    const q4h_iface *iface = q4h_iface_for(s->opt->run, c->op);
+    json_object *steps = NULL;   /* an interface file's steps for this case */
     q4_inputs in = { 0 };
     q4h_outputs out = { 0 };
-    images im = { 0 };
+    q4h_wg_images im = { 0 };
     q4_error err = { 0 };
     char why[512];
     double t0 = q4h_now_s();
@@ -349,7 +371,7 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
         goto done;
     }
     double t_truth = 0;
-    if (q4_case_inputs(c, &in, &err) != Q4_OK || make_images(op, c, &in, &im, &err) != Q4_OK) {
+    if (q4_case_inputs(c, &in, &err) != Q4_OK || (!iface && make_images(op, c, &in, &im, &err))) {
         r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
         snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
         goto done;
@@ -366,14 +388,28 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
         goto done;
     }
     r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
+    /* an interface file's buffers follow from the truth (the outputs it writes) */
+    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, s->a.info.max_group_count[0], &im,
+                                   &steps, &err) != Q4_OK) {
+        r->verdict = err.status == Q4_ERR_UNSUPPORTED ? Q4_NOT_SUPPORTED
+                   : err.status == Q4_ERR_NOMEM       ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
+        snprintf(r->message, sizeof r->message, "%.500s", err.msg);
+        goto done;
+    }
+    if (iface && (support(s, op, &im, why, sizeof why), why[0])) {
+        r->verdict = Q4_NOT_SUPPORTED;
+        snprintf(r->message, sizeof r->message, "%s", why);
+        goto done;
+    }
     int repeat = s->opt->run->repeat > 0 ? s->opt->run->repeat : 1;
     for (int rep = 0; rep < repeat && finished; rep++) {
-        char *header = run_header(c, &in, &im, next_fault(s), &(timing_ask){ 0 });
+        char *header = run_header(c, &in, &im, next_fault(s), &(timing_ask){ 0 },
+                                  steps ? json_object_get(steps) : NULL);
         q4_result this_run = *r;
         if (!header) {
             say(&this_run, Q4_RESOURCE_ERROR, "%s", "no memory for the run message");
         } else {
-            finished = gpu_once(s, op, c, header, &im, &out, &this_run);
+            finished = gpu_once(s, op, iface, c, header, &im, &out, &this_run);
             free(header);
         }
         if (finished && (rep == 0 || q4h_verdict_badness(this_run.verdict) >
@@ -384,11 +420,46 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
             *r = this_run;
     }
 done:
-    images_free(&im);
+    json_object_put(steps);
+    q4h_wg_images_free(&im);
     q4h_outputs_free(&out);
     q4_inputs_free(&in);
     r->seconds = q4h_now_s() - t0;
     return finished;
+}
+
+/* Each interface file's WGSL checked by the worker before any case (interface.mjs):
+ * a refusal is the file's error, "FILE: KEY: why" (exit 2). */
+static q4_status check_interfaces(session *s, q4_error *err)
+{
+    for (int i = 0; i < s->opt->run->n_interfaces; i++) {
+        const q4h_iface *f = s->opt->run->interfaces[i];
+        json_object *msg = q4h_iface_wg_check(f);
+        const char *text = msg ? json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN) : NULL;
+        char why[Q4_MSG_MAX] = "", shown[Q4_ECHO_MAX];
+        q4h_wg_frame fr = { 0 };
+        q4h_wg_io io = !text ? Q4H_WG_BAD
+                     : q4h_wg_send(&s->w, Q4H_WG_CHECK, text, NULL, NULL, 0,
+                                   q4h_now_s() + 60 + s->opt->exchange_s);
+        json_object_put(msg);
+        if (io == Q4H_WG_OK)
+            io = q4h_wg_recv(&s->w, &fr, q4h_now_s() + 60 + s->opt->exchange_s, why, sizeof why);
+        q4_status st = Q4_OK;
+        if (io != Q4H_WG_OK || fr.type != Q4H_WG_RESULT)
+            st = q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker did not check %s: %s",
+                         q4_echo(f->path, shown, sizeof shown),
+                         io == Q4H_WG_OK ? "it answered with another frame"
+                         : io == Q4H_WG_LATE ? "it did not answer in time"
+                         : io == Q4H_WG_GONE ? "it ended" : why[0] ? why : "no memory");
+        else if (strcmp(str_of(fr.json, "status"), "ok"))
+            st = q4_fail(err, Q4_ERR_ARG, "%s: %s: %.600s", q4_echo(f->path, shown, sizeof shown),
+                         str_of(fr.json, "key")[0] ? str_of(fr.json, "key") : "steps",
+                         str_of(fr.json, "message"));
+        q4h_wg_frame_free(&fr);
+        if (st != Q4_OK)
+            return st;
+    }
+    return Q4_OK;
 }
 
 q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, size_t n,
@@ -400,6 +471,10 @@ q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, 
     q4_status st = open_worker(&s, err);
     if (st != Q4_OK)
         return q4h_stop_signal() ? Q4_OK : st;
+    if ((st = check_interfaces(&s, err)) != Q4_OK) {
+        close_worker(&s);
+        return q4h_stop_signal() ? Q4_OK : st;
+    }
     if (sink->device && (st = sink->device(sink->user, 0, &s.a.info, err)) != Q4_OK) {
         close_worker(&s);
         return st;
@@ -460,10 +535,10 @@ q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *
 
 /* Sends one message and takes its result: Q4_OK with f filled, or an error saying how
  * the worker failed or what it reported. */
-static q4_status exchange(session *s, const char *header, const images *im, q4h_wg_frame *f,
-                          q4_error *err)
+static q4_status exchange(session *s, const char *header, const q4h_wg_images *im,
+                          q4h_wg_frame *f, q4_error *err)
 {
-    const void *blobs[Q4H_MAX_TENSORS + Q4H_MAX_OUTPUTS];
+    const void *blobs[Q4H_WG_MAX_IMAGES];
     char why[Q4_MSG_MAX] = "";
     for (int i = 0; i < im->n; i++)
         blobs[i] = im->image[i];
@@ -493,7 +568,7 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
     q4h_wg_options o = { .exchange_s = p->exchange_s };
     session s = { .opt = &o, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
     q4_inputs in = { 0 };
-    images im = { 0 };
+    q4h_wg_images im = { 0 };
     q4h_wg_frame f = { 0 };
     char *header = NULL;
     timing_ask ask = { p->reps, p->warmup, p->warmup_ms };
@@ -527,7 +602,7 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
             support(&s, op, &im, why, sizeof why);
         if (st == Q4_OK && why[0])
             st = q4_fail(err, Q4_ERR_UNSUPPORTED, "%s", why);
-        if (st == Q4_OK && !(header = run_header(c, &in, &im, "", &ask)))
+        if (st == Q4_OK && !(header = run_header(c, &in, &im, "", &ask, NULL)))
             st = q4_fail(err, Q4_ERR_NOMEM, "no memory for the run message");
         if (st == Q4_OK && (st = exchange(&s, header, &im, &f, err)) == Q4_OK) {
             json_object *t = NULL;
@@ -540,7 +615,7 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
     }
     q4h_wg_frame_free(&f);
     free(header);
-    images_free(&im);
+    q4h_wg_images_free(&im);
     q4_inputs_free(&in);
     close_worker(&s);
     return st;

@@ -9,7 +9,47 @@
 #ifndef Q4H_WEBGPU_RUN_H
 #define Q4H_WEBGPU_RUN_H
 
+#include <json-c/json.h>
+
+#include "device_io.h"
+#include "op.h"
 #include "runner.h"
+
+/* A case's buffers as the worker gets them (docs/webgpu.md, the run message): each
+ * image is `data` bytes and then the guard words (`total` in all); `out`: returned
+ * after the run; `uniform`: a uniform buffer (an interface file's). */
+#define Q4H_WG_MAX_IMAGES 32
+typedef struct q4h_wg_images {
+    int n;
+    size_t data[Q4H_WG_MAX_IMAGES];
+    uint64_t total[Q4H_WG_MAX_IMAGES];
+    void *image[Q4H_WG_MAX_IMAGES];
+    char name[Q4H_WG_MAX_IMAGES][48];
+    bool out[Q4H_WG_MAX_IMAGES], uniform[Q4H_WG_MAX_IMAGES];
+} q4h_wg_images;
+void q4h_wg_images_free(q4h_wg_images *im);
+/* Adds an image of `bytes` + `guard` bytes, filled as q4h_host_image fills it (init
+ * NULL: the sentinel), or zeros when `zero`; Q4_ERR_NOMEM or too many images. */
+q4_status q4h_wg_image_add(q4h_wg_images *im, const char *name, const void *init, size_t bytes,
+                           size_t guard, bool zero, q4_error *err);
+
+/* interface_webgpu.c: case c of WGSL interface file f as the worker runs it: im gets
+ * the file's tensor buffers (outputs returned), scratch and uniform buffers, *iface the
+ * run message's "interface" member. max_groups: the adapter's
+ * maxComputeWorkgroupsPerDimension (a grid beyond it, folded where the step allows, is
+ * Q4_ERR_UNSUPPORTED naming the step). out: the truth, from which the outputs the file
+ * does not write are dropped. */
+struct q4h_iface;
+q4_status q4h_iface_wg_case(const struct q4h_iface *f, const q4h_op *op, const q4_case *c,
+                            const q4_inputs *in, q4h_outputs *out, uint32_t max_groups,
+                            q4h_wg_images *im, json_object **iface, q4_error *err);
+/* The outputs read back from b (the returned images, in im's order; those not
+ * returned hold NULL), with guard and padding checks. */
+q4_status q4h_iface_wg_read(const struct q4h_iface *f, const q4_case *c,
+                            const q4h_host_buffer *b, q4h_outputs *out, q4_error *err);
+/* The check message of f (docs/interface-format.md, "What is checked"), or NULL
+ * without memory. */
+json_object *q4h_iface_wg_check(const struct q4h_iface *f);
 
 typedef struct q4h_wg_options {
     const q4h_run_options *run;      /* repeat, strict, repro_flags */

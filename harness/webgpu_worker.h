@@ -15,7 +15,7 @@
 #include "q4_contract.h"
 
 #define Q4H_WG_MAGIC 0x47573451u   /* "Q4WG" little-endian */
-enum { Q4H_WG_HELLO = 1, Q4H_WG_RUN = 2, Q4H_WG_RESULT = 3, Q4H_WG_BYE = 4 };
+enum { Q4H_WG_HELLO = 1, Q4H_WG_RUN = 2, Q4H_WG_RESULT = 3, Q4H_WG_BYE = 4, Q4H_WG_CHECK = 5 };
 #define Q4H_WG_MAX_BLOBS 16
 #define Q4H_WG_MAX_JSON (1u << 20)
 

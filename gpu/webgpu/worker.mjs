@@ -9,11 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { create, globals } from 'webgpu';
 import { CEILINGS, OPS } from './ops.mjs';
+import { FileError, checkSteps, interfaceSteps } from './interface.mjs';
 
 Object.assign(globalThis, globals);
 
 const MAGIC = 0x47573451;
-const T_HELLO = 1, T_RUN = 2, T_RESULT = 3, T_BYE = 4;
+const T_HELLO = 1, T_RUN = 2, T_RESULT = 3, T_BYE = 4, T_CHECK = 5;
 const IN_FD = 3, OUT_FD = 4;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -94,7 +95,7 @@ const require = createRequire(import.meta.url);
 // gpu (Dawn's instance) must stay referenced: once collected, the device it made is
 // freed under our feet (a crash a few allocations later).
 let gpu = null, device = null, adapter = null, lost = null, timestamps = false;
-const pipelines = new Map();
+const pipelines = new Map(), stepPipelines = new Map();
 
 async function openDevice() {
     // Dawn rounds timestamps down to 2^16 ns by default (a browser's guard against
@@ -198,8 +199,8 @@ async function prepare(plan, bufs, scratch, owned) {
         entries.push({ binding: 8, resource: { buffer: params } });
         const maxX = device.limits.maxComputeWorkgroupsPerDimension;
         const x = Math.max(1, Math.min(d.groups, maxX)), y = Math.ceil(d.groups / x);
-        steps.push({ p, group: device.createBindGroup({ layout: p.getBindGroupLayout(0), entries }),
-                     x, y });
+        steps.push({ p, bindGroups: [device.createBindGroup({ layout: p.getBindGroupLayout(0), entries })],
+                     x, y, z: 1 });
     }
     return steps;
 }
@@ -210,8 +211,8 @@ function encodePass(enc, steps, query, at) {
         querySet: query, beginningOfPassWriteIndex: at, endOfPassWriteIndex: at + 1 } } : {});
     for (const s of steps) {
         pass.setPipeline(s.p);
-        pass.setBindGroup(0, s.group);
-        pass.dispatchWorkgroups(s.x, s.y);
+        s.bindGroups.forEach((g, i) => pass.setBindGroup(i, g));
+        pass.dispatchWorkgroups(s.x, s.y, s.z);
     }
     pass.end();
 }
@@ -291,8 +292,10 @@ async function ceilings(req) {
 async function runCase(req, blobs) {
     if (req.op === 'ceilings')
         return { json: await ceilings(req), blobs: [] };
+    // an interface file's steps (interface.mjs), or our own kernels' plan (ops.mjs)
+    const iface = req.interface;
     const op = OPS[req.op];
-    if (!op)
+    if (!op && !iface)
         throw new Failure('unsupported', `the WebGPU worker has no kernels for op ${req.op}`);
     if (req.fault === 'crash')
         process.kill(process.pid, 'SIGSEGV');
@@ -313,14 +316,15 @@ async function runCase(req, blobs) {
         const bufs = req.buffers.map((b, i) => {
             // rounded up to 16 bytes, so that a kernel's vec4 access to a tensor's last
             // elements stays inside the buffer when there are no guard words (perf)
-            const g = device.createBuffer({ size: ceil16(b.bytes), usage: USAGE(),
-                                            mappedAtCreation: true, label: b.name });
+            const g = device.createBuffer({ size: ceil16(b.bytes), mappedAtCreation: true, label: b.name,
+                                            usage: b.uniform ? GPUBufferUsage.UNIFORM : USAGE() });
             new Uint8Array(g.getMappedRange()).set(blobs[i]);
             g.unmap();
             owned.push(g);
             return g;
         });
-        const plan = op.plan(req.params, device.limits);
+        const plan = iface ? { scratch: [], dispatches: iface.steps.map((st) => ({ kernel: st.kernel })) }
+                           : op.plan(req.params, device.limits);
         const mk = (size) => {
             const g = device.createBuffer({ size: ceil16(size), usage: USAGE() });
             owned.push(g);
@@ -335,7 +339,8 @@ async function runCase(req, blobs) {
         if (resolve)
             owned.push(resolve);
         const enc = device.createCommandEncoder();
-        const steps = await prepare(plan, bufs, scratch, owned);
+        const steps = iface ? await interfaceSteps(device, stepPipelines, iface, bufs)
+                            : await prepare(plan, bufs, scratch, owned);
         encodePass(enc, steps, query, 0);
         if (timestamps)
             enc.resolveQuerySet(query, 0, 2, resolve, 0);
@@ -390,6 +395,18 @@ async function runCase(req, blobs) {
     }
 }
 
+// The check message of an interface file: ok, or the key and why (interface.mjs).
+async function check(req) {
+    try {
+        await checkSteps(device, req.interface);
+        return { status: 'ok' };
+    } catch (e) {
+        if (e instanceof FileError)
+            return { status: 'error', kind: 'interface', key: e.key, message: e.message };
+        return { status: 'error', kind: 'internal', key: '', message: e.message };
+    }
+}
+
 // ---- main loop ----
 
 async function main() {
@@ -406,6 +423,10 @@ async function main() {
         const f = readFrame();
         if (f.type === T_BYE)
             process.exit(0);
+        if (f.type === T_CHECK) {
+            writeFrame(T_RESULT, await check(f.json));
+            continue;
+        }
         if (f.type !== T_RUN)
             throw new Error(`unexpected frame type ${f.type}`);
         try {

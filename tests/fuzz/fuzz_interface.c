@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Q4_OK) {
         q4fuzz_check(f && f->op && f->n_steps >= 1, "an accepted file has no op or no step");
         for (int s = 0; s < f->n_steps; s++)
-            q4fuzz_check(f->steps[s].words && f->steps[s].n_bind >= 1,
+            q4fuzz_check((f->steps[s].words || f->steps[s].wgsl) && f->steps[s].n_bind >= 1,
                          "an accepted step has no module or no binding");
         q4h_iface_free(f);
     } else {
