@@ -30,8 +30,8 @@ static q4_status grid(const q4h_if_case *k, int si, uint32_t max, int64_t g[3])
     }
     for (int d = 0; d < 3; d++)
         if (g[d] > max)
-            return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "kernel %s: %lld workgroups in %c exceed the "
-                               "adapter's maxComputeWorkgroupsPerDimension = %u%s", s->kernel,
+            return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "kernel %s: %lld workgroups in %c exceed "
+                               "maxComputeWorkgroupsPerDimension = %u%s", s->kernel,
                                (long long)g[d], axis[d], max,
                                !s->fold ? " (the kernel does not accept a folded grid)"
                                : d == 0 ? " even folded over y" : "");

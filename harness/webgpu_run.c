@@ -332,8 +332,8 @@ static bool gpu_once(session *s, const q4h_op *op, const q4h_iface *iface, const
 
 /* NotSupported reasons of WebGPU: a buffer beyond the adapter's binding or buffer size
  * (the WGSL kernels do not split bindings), or an op without WGSL kernels. */
-static void support(const session *s, const q4h_op *op, const q4h_wg_images *im, char *why,
-                    size_t size)
+static void support(const session *s, const q4h_op *op, const q4h_wg_images *im,
+                    uint64_t max_binding, char *why, size_t size)
 {
     why[0] = '\0';
     if (!op->read_host && !(s->opt->run && q4h_iface_for(s->opt->run, op->name))) {
@@ -341,11 +341,11 @@ static void support(const session *s, const q4h_op *op, const q4h_wg_images *im,
         return;
     }
     for (int i = 0; i < im->n; i++)
-        if (im->total[i] > s->a.max_binding || im->total[i] > s->a.max_buffer) {
+        if (im->total[i] > max_binding || im->total[i] > s->a.max_buffer) {
             snprintf(why, size, "buffer %s needs %llu bytes; the adapter binds at most %llu "
                      "(maxStorageBufferBindingSize) in a buffer of at most %llu (maxBufferSize)",
                      im->name[i], (unsigned long long)im->total[i],
-                     (unsigned long long)s->a.max_binding, (unsigned long long)s->a.max_buffer);
+                     (unsigned long long)max_binding, (unsigned long long)s->a.max_buffer);
             return;
         }
 }
@@ -376,7 +376,7 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
         snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
         goto done;
     }
-    support(s, op, &im, why, sizeof why);
+    support(s, op, &im, s->a.max_binding, why, sizeof why);
     if (why[0]) {
         r->verdict = Q4_NOT_SUPPORTED;
         snprintf(r->message, sizeof r->message, "%s", why);
@@ -388,15 +388,24 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
         goto done;
     }
     r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
-    /* an interface file's buffers follow from the truth (the outputs it writes) */
-    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, s->a.info.max_group_count[0], &im,
-                                   &steps, &err) != Q4_OK) {
+    /* An interface file's buffers follow from the truth (the outputs it writes). Its
+     * kernels are judged against a case's lowered limits (family small_device) as on
+     * Vulkan: a grid beyond them, folded where the step allows, or a buffer beyond the
+     * binding limit is NotSupported. */
+    uint32_t max_groups = s->a.info.max_group_count[0];
+    uint64_t max_binding = s->a.max_binding;
+    if (c->limit[Q4_LIMIT_GROUPS] && (uint64_t)c->limit[Q4_LIMIT_GROUPS] < max_groups)
+        max_groups = (uint32_t)c->limit[Q4_LIMIT_GROUPS];
+    if (c->limit[Q4_LIMIT_BINDING] && (uint64_t)c->limit[Q4_LIMIT_BINDING] < max_binding)
+        max_binding = (uint64_t)c->limit[Q4_LIMIT_BINDING];
+    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, max_groups, &im, &steps,
+                                   &err) != Q4_OK) {
         r->verdict = err.status == Q4_ERR_UNSUPPORTED ? Q4_NOT_SUPPORTED
                    : err.status == Q4_ERR_NOMEM       ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
         snprintf(r->message, sizeof r->message, "%.500s", err.msg);
         goto done;
     }
-    if (iface && (support(s, op, &im, why, sizeof why), why[0])) {
+    if (iface && (support(s, op, &im, max_binding, why, sizeof why), why[0])) {
         r->verdict = Q4_NOT_SUPPORTED;
         snprintf(r->message, sizeof r->message, "%s", why);
         goto done;
@@ -599,7 +608,7 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
         if (st == Q4_OK)
             st = make_images(op, c, &in, &im, err);
         if (st == Q4_OK)
-            support(&s, op, &im, why, sizeof why);
+            support(&s, op, &im, s.a.max_binding, why, sizeof why);
         if (st == Q4_OK && why[0])
             st = q4_fail(err, Q4_ERR_UNSUPPORTED, "%s", why);
         if (st == Q4_OK && !(header = run_header(c, &in, &im, "", &ask, NULL)))

@@ -64,7 +64,7 @@ edit $a set.json 'f["steps"][0]["bindings"][3]["set"] = 1'
 expect 2 'set.json: steps\[0\].bindings\[3\].set: only descriptor set 0 is allowed' -- run adamw_step set.json
 edit $a scratch.json 'f["scratch"] = [{"name": "tmp", "bytes": 64}]'
 expect 2 'scratch.json: scratch\[0\]: scratch buffer "tmp" is never bound' -- run adamw_step scratch.json
-expect 2 '--interface is not available with --api webgpu' -- \
+expect 2 'adamw_step.json: steps\[0\].spirv: a SPIR-V step runs only with --api vulkan' -- \
   "$q4cts" run --api webgpu --filter 'q4cts.adamw_step.*' --interface $a
 expect 2 '--interface is for run \(and kernels --interface NAME\); perf runs q4cts.s own kernels' -- \
   "$q4cts" perf --filter 'q4cts.adamw_step.*' --interface $a

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# test_wgsl_checks.sh: WGSL steps of interface files (docs/interface-format.md): the
+# file's rules (exit 2, "FILE: KEY: why"), the WebGPU worker's checks of each module
+# before any case (compilation, entry point, overrides, bindings against the
+# pipeline's layout), and a case's grid folded or refused against lowered limits.
+#   usage: test_wgsl_checks.sh Q4CTS SOURCE_DIR WORK_DIR ICD
+# Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing.
+set -uo pipefail
+q4cts=$1 src=$2 work=$3 icd=$4
+. "$src/tests/cli/expect.sh"
+if ! command -v "${Q4CTS_NODE:-node}" >/dev/null 2>&1 ||
+   [ ! -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ] || [ ! -f "$icd" ]; then
+  echo "SKIP: Node.js, gpu/webgpu/node_modules (npm ci) or $icd missing: run scripts/setup"
+  exit 77
+fi
+export VK_DRIVER_FILES=$icd
+unset LD_PRELOAD   # see tests/webgpu/test_webgpu.sh
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+ex=$src/tests/interfaces/webgpu/dequantize
+cp "$ex/q4gsw_dequantize_flat.wgsl" k.wgsl
+one=(--filter 'q4cts.dequantize.odd_n4.n4_k16_g16')
+
+# file BINDINGS [STEP-KEYS] [WGSL]: f.json, the dequantize example with these bindings,
+# extra keys in its step and its module (default k.wgsl).
+file() {
+  cat >f.json <<JSON
+{ "format": "q4cts-interface-1", "op": "dequantize",
+  "steps": [ { "name": "dequant", "wgsl": "${3:-k.wgsl}", ${2:-}
+    "overrides": [ { "name": "WG_SIZE", "type": "uint", "value": 64 } ],
+    "bindings": [ $1 ],
+    "workgroups": ["ceil_div(K / 2, 64)", "N", 1] } ] }
+JSON
+}
+b0='{ "binding": 0, "tensor": "wf", "layout": "fp32", "access": "write" }'
+b1='{ "binding": 1, "tensor": "w", "layout": "flat", "access": "read" }'
+b2='{ "binding": 2, "tensor": "scales", "layout": "scales", "access": "read" }'
+u3='{ "binding": 3, "uniform": [ { "name": "N", "type": "uint", "value": "N" },
+     { "name": "K", "type": "uint", "value": "K" }, { "name": "gs", "type": "uint", "value": "gs" },
+     { "name": "stride", "type": "uint", "value": "N" } ] }'
+run() { "$q4cts" run --api webgpu --strict "${one[@]}" --interface f.json "$@"; }
+
+# ---- the file's own rules (no worker needed) ----
+file "$b0, $b1, $b2, $u3"
+expect 0 'Pass +q4cts.dequantize.odd_n4.n4_k16_g16' -- run
+expect 2 'f.json: steps\[0\].wgsl: a WGSL step runs only with --api webgpu' -- \
+  "$q4cts" run "${one[@]}" --interface f.json
+file "$b0, $b1, $b2, $u3" '"spirv": "k.spv",'
+expect 2 'steps\[0\]: a step has one module: "spirv" or "wgsl", not both' -- run
+file "$b0, $b1, $b2, $u3" '"local_size": [64, 1, 1],'
+expect 2 'steps\[0\].local_size: "local_size" is a SPIR-V step.s key' -- run
+file "$b0, $b1, $b2, $u3" '"push_constants": [],'
+expect 2 'steps\[0\].push_constants: "push_constants" is a SPIR-V step.s key' -- run
+file '{ "set": 0, "binding": 0, "tensor": "wf", "layout": "fp32", "access": "write" }'
+expect 2 'steps\[0\].bindings\[0\].set: "set" is a SPIR-V step.s key; a WGSL binding names its "group"' -- run
+file '{ "group": 4, "binding": 0, "tensor": "wf", "layout": "fp32", "access": "write" }'
+expect 2 'steps\[0\].bindings\[0\].group: expected an integer from 0 to 3' -- run
+file "$b0, $b1, $b2, $u3, { \"group\": 0, \"binding\": 1, \"tensor\": \"w\", \"layout\": \"flat\", \"access\": \"read\" }"
+expect 2 'steps\[0\].bindings\[4\].binding: @group\(0\) @binding\(1\) is described twice' -- run
+file "$b0, $b1, $b2, $u3" '' missing.wgsl
+expect 2 'steps\[0\].wgsl: cannot read .*missing.wgsl' -- run
+printf 'fn main() {}\0' >nul.wgsl
+file "$b0, $b1, $b2, $u3" '' nul.wgsl
+expect 2 'steps\[0\].wgsl: .*nul.wgsl is not WGSL source: it holds a NUL byte' -- run
+cat >g.json <<'JSON'
+{ "format": "q4cts-interface-1", "op": "adamw_step",
+  "steps": [ { "name": "a", "spirv": "a.spv", "local_size": [64, 1, 1],
+    "overrides": [ { "name": "X", "type": "uint", "value": 1 } ],
+    "bindings": [ { "binding": 0, "group": 0, "tensor": "param", "layout": "fp32", "access": "read_write" } ],
+    "workgroups": [1, 1, 1] } ] }
+JSON
+expect 2 'g.json: steps\[0\].overrides: "overrides" is a WGSL step.s key' -- "$q4cts" run --interface g.json
+sed -i 's/"overrides": \[[^]]*\],//' g.json
+expect 2 'g.json: steps\[0\].bindings\[0\].group: "group" is a WGSL step.s key' -- "$q4cts" run --interface g.json
+cat >h.json <<JSON
+{ "format": "q4cts-interface-1", "op": "dequantize",
+  "steps": [ { "name": "a", "wgsl": "k.wgsl", "bindings": [ $b0, $b1, $b2, $u3 ], "workgroups": [1, 1, 1] },
+             { "name": "b", "spirv": "k.spv", "local_size": [1, 1, 1], "bindings": [ $b0 ], "workgroups": [1, 1, 1] } ] }
+JSON
+expect 2 'h.json: steps\[1\]: a SPIR-V step in a file of WGSL steps: one file runs on one API' -- \
+  "$q4cts" run --api webgpu --interface h.json
+for bad in '"name": "9lives"' '"name": "a-b"'; do
+  sed "s/\"name\": \"WG_SIZE\"/$bad/" f.json >o.json
+  expect 2 'o.json: steps\[0\].overrides\[0\].name: expected the name of a WGSL override' -- \
+    "$q4cts" run --api webgpu --interface o.json
+done
+sed 's/{ "name": "WG_SIZE", "type": "uint", "value": 64 }/{ "name": "7", "type": "uint", "value": 64 }, { "name": "7", "type": "int", "value": 1 }/' \
+  f.json >o.json
+expect 2 'o.json: steps\[0\].overrides\[1\].name: override "7" is given twice' -- \
+  "$q4cts" run --api webgpu --interface o.json
+
+# ---- the worker's checks of the module, before any case ----
+echo 'fn main( {' >broken.wgsl
+file "$b0, $b1, $b2, $u3" '' broken.wgsl
+expect 2 'f.json: steps\[0\].wgsl: the module does not compile: line 1:' -- run
+file "$b0, $b1, $b2, $u3" '"entry": "nowhere",'
+expect 2 'f.json: steps\[0\].entry: Dawn cannot make the pipeline: Entry point ""nowhere"" doesn.t exist' -- run
+sed 's/"WG_SIZE"/"WG"/' f.json >o.json && mv o.json f.json
+file "$b0, $b1, $b2, $u3"
+sed -i 's/"WG_SIZE"/"WG"/' f.json
+expect 2 'f.json: steps\[0\].overrides: Dawn cannot make the pipeline: Pipeline overridable constant ""WG"" not found' -- run
+file "$b0, $b1, $b2"
+expect 2 'f.json: steps\[0\].bindings: the entry point uses @group\(0\) @binding\(3\) \(a uniform buffer\), which the file does not describe' -- run
+file "$b0, $b1, $b2, $u3, { \"group\": 1, \"binding\": 0, \"scratch\": \"s\" }"
+sed -i 's/"steps"/"scratch": [ { "name": "s", "bytes": 16 } ], "steps"/' f.json
+expect 2 'f.json: steps\[0\].bindings\[4\]: the entry point does not use @group\(1\) @binding\(0\)' -- run
+file "$b0, $b1, $b2, { \"binding\": 3, \"scratch\": \"s\" }"
+sed -i 's/"steps"/"scratch": [ { "name": "s", "bytes": 16 } ], "steps"/' f.json
+expect 2 'f.json: steps\[0\].bindings\[3\]: @group\(0\) @binding\(3\) is a uniform buffer in the module; the file makes it a storage buffer' -- run
+sed 's/var<storage, read_write> t_out/var<storage, read> t_out/; s/^  t_out\[\(.*\)\] = /  _ = t_out[\1] + /' k.wgsl >ro.wgsl
+file "$b0, $b1, $b2, $u3" '' ro.wgsl
+expect 2 'f.json: steps\[0\].bindings\[0\]: @group\(0\) @binding\(0\) is var<storage, read> in the module, but the file writes it' -- run
+file "$b0, $b1, $b2, { \"binding\": 3, \"uniform\": [ { \"name\": \"N\", \"type\": \"uint\", \"value\": \"N\" } ] }"
+expect 2 'f.json: steps\[0\].bindings\[3\]: the module.s uniform struct at @group\(0\) @binding\(3\) is 16 bytes; the file.s fields fill 4' -- run
+
+# ---- a case's values: an override the check could not know, the grid and its limits ----
+file "$b0, $b1, $b2, $u3"
+sed -i 's/"uint", "value": 64/"uint", "value": "N * 1000"/' f.json
+expect 1 'InternalError +q4cts.dequantize.odd_n4.n4_k16_g16' -- run
+grep -q 'workgroup_size(4000' out.txt || fail "the pipeline's refusal does not name the workgroup size"
+sed -i 's/"N \* 1000"/"N - 100"/' f.json
+expect 1 'steps\[0\].overrides\[0\].value: the value -96 is outside \[0, 4294967295\] for this case' -- run
+ex_bwd=$src/tests/interfaces/webgpu/linear_q4gsw_backward/linear_q4gsw_backward.json
+expect 0 'Pass +q4cts.linear_q4gsw_backward.small_device.m65_n32_k64_g32_groups8 ' -- \
+  "$q4cts" run --api webgpu --strict --interface "$ex_bwd" \
+  --filter q4cts.linear_q4gsw_backward.small_device.m65_n32_k64_g32_groups8
+expect 0 'exceed maxComputeWorkgroupsPerDimension = 4 even folded over y' -- \
+  "$q4cts" run --api webgpu --strict --interface "$ex_bwd" \
+  --filter q4cts.linear_q4gsw_backward.small_device.m130_n64_k192_g32_groups4
+expect 0 'exceed maxComputeWorkgroupsPerDimension = 3 \(the kernel does not accept a folded grid\)' -- \
+  "$q4cts" run --api webgpu --strict --interface "$ex/dequantize.json" \
+  --filter q4cts.dequantize.small_device.n64_k512_g32_groups3
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
