@@ -97,15 +97,18 @@ async function checkGroup(device, s, p, g) {
             throw new FileError(b.key, `the module's uniform struct at ${at}${b.binding}) is ` +
                                 `${l.min} bytes; the file's fields fill ${b.bytes}`);
     }
-    // Dawn's own validation, with buffers of the kinds and sizes the file gives
+    // Dawn's own validation, with buffers of the kinds the file gives: a uniform one of
+    // the file's size, a storage one as large as the module needs (a case's are sized
+    // by the case)
     const owned = [];
     const entries = mine.map((b) => {
-        const buf = device.createBuffer({ size: Math.max(b.kind === 'uniform' ? b.bytes : 4096, 16),
+        const min = layout?.find((x) => x.binding === b.binding)?.min ?? 0;
+        const size = b.kind === 'uniform' ? b.bytes : Math.ceil(Math.max(4096, min) / 4) * 4;
+        const buf = device.createBuffer({ size: Math.max(size, 16),
                                           usage: b.kind === 'uniform' ? GPUBufferUsage.UNIFORM
                                                                       : GPUBufferUsage.STORAGE });
         owned.push(buf);
-        return { binding: b.binding, resource: { buffer: buf, offset: 0,
-                                                 size: b.kind === 'uniform' ? b.bytes : 4096 } };
+        return { binding: b.binding, resource: { buffer: buf, offset: 0, size } };
     });
     const m = await validation(device, () =>
         device.createBindGroup({ layout: p.getBindGroupLayout(g), entries }));

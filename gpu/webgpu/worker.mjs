@@ -1,6 +1,8 @@
 // worker.mjs: q4cts's WebGPU worker. Runs WGSL kernels through Dawn (npm package
 // webgpu) for the C harness, which sends one case's buffers and gets the outputs back
 // over a framed binary protocol on file descriptors 3 (requests) and 4 (replies).
+// The kernels are ours (ops.mjs) or an interface file's, checked and run as
+// interface.mjs says.
 // The protocol and the kernel convention: docs/webgpu.md.
 //   node worker.mjs [--wgsl DIR] [--kernel NAME=FILE.wgsl ...]
 import fs from 'node:fs';
