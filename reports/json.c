@@ -7,8 +7,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "q4report_internal.h"
 
@@ -19,39 +17,34 @@
 #define Q4REPORT_JSON_FORMAT 1
 
 struct q4_json {
-    q4rep_file file;
+    q4rep_sink s;          /* body: rendered result objects, comma-separated */
     int strict;
-    int nosync;            /* q4_json_set_fsync(j, 0): skip the per-add fsync */
-    char started[32];
-    q4rep_buf props;       /* rendered "key": "value" pairs */
+    q4rep_buf props;       /* the rendered "properties" object */
     q4rep_buf coverage;    /* the rendered "shader_coverage" array; empty: null */
-    q4rep_buf body;        /* rendered result objects, comma-separated */
-    q4rep_buf doc;         /* scratch for the whole document */
     size_t count[Q4_VERDICT_COUNT + 1];   /* last slot: verdicts outside the enum */
     size_t total, ok, unexpected_pass, unexpected_fail;
     double seconds;
-    q4rep_progress progress;   /* planned count, why stopped early */
 };
 
 /* Writes the whole document; final: the last write, at close. */
 static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
 {
-    q4rep_buf *d = &j->doc;
+    q4rep_buf *d = &j->s.doc;
     q4rep_buf_reset(d);
     q4rep_buf_puts(d, "{\"q4cts\": {\n  \"version\": ");
     q4rep_json_str(d, Q4REPORT_VERSION, Q4REP_NOMAX);
     q4rep_buf_printf(d, ",\n  \"format\": %d,\n  \"strict\": %s,\n  \"started\": \"%s\",\n  ",
-                     Q4REPORT_JSON_FORMAT, j->strict ? "true" : "false", j->started);
-    q4rep_progress_json(d, &j->progress, final);
-    q4rep_buf_puts(d, ",\n  \"properties\": {");
+                     Q4REPORT_JSON_FORMAT, j->strict ? "true" : "false", j->s.started);
+    q4rep_progress_json(d, &j->s.progress, final);
+    q4rep_buf_puts(d, ",\n  \"properties\": ");
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
-    q4rep_buf_puts(d, j->props.len ? "\n  },\n  \"shader_coverage\": " : "},\n  \"shader_coverage\": ");
+    q4rep_buf_puts(d, ",\n  \"shader_coverage\": ");
     if (j->coverage.len)
         q4rep_buf_put(d, j->coverage.data, j->coverage.len);
     else
         q4rep_buf_puts(d, "null");
     q4rep_buf_puts(d, ",\n  \"results\": [");
-    q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
+    q4rep_buf_put(d, j->s.body.data ? j->s.body.data : "", j->s.body.len);
     q4rep_buf_puts(d, j->total ? "\n  ],\n" : "],\n");
     q4rep_buf_printf(d, "  \"summary\": {\"total\": %zu, \"ok\": %zu, \"not_ok\": %zu, \"seconds\": ",
                      j->total, j->ok, j->total - j->ok);
@@ -63,19 +56,14 @@ static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
     q4rep_buf_printf(d, ", \"unexpected_pass\": %zu, \"unexpected_fail\": %zu",
                      j->unexpected_pass, j->unexpected_fail);
     q4rep_buf_puts(d, "}\n}}\n");
-    if (d->failed)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JSON report %s", j->file.path);
-    return q4rep_file_write(&j->file, d->data, d->len, final, !j->nosync || sync_dir, sync_dir,
-                            err);
+    return q4rep_sink_write(&j->s, "JSON", sync_dir, final, err);
 }
 
 static void destroy(q4_json *j)
 {
     q4rep_buf_free(&j->props);
     q4rep_buf_free(&j->coverage);
-    q4rep_buf_free(&j->body);
-    q4rep_buf_free(&j->doc);
-    q4rep_file_close(&j->file);
+    q4rep_sink_free(&j->s);
     free(j);
 }
 
@@ -91,27 +79,12 @@ q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops,
     q4_json *j = calloc(1, sizeof *j);
     if (!j)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path);
-    q4rep_progress_init(&j->progress);
-    q4_status st = q4rep_file_open(&j->file, path, err);
+    q4_status st = q4rep_sink_open(&j->s, path, err);
     if (st != Q4_OK) {
         destroy(j);
         return st;
     }
-    time_t now = time(NULL);
-    struct tm tm;
-    if (localtime_r(&now, &tm))
-        strftime(j->started, sizeof j->started, "%Y-%m-%dT%H:%M:%S", &tm);
-    int first = 1;
-    for (size_t i = 0; i < nprops; i++) {
-        if (!props[i].key)
-            continue;
-        q4rep_buf_puts(&j->props, first ? "\n    " : ",\n    ");
-        q4rep_json_str(&j->props, props[i].key, Q4REP_NOMAX);
-        q4rep_buf_puts(&j->props, ": ");
-        q4rep_json_str(&j->props, props[i].value ? props[i].value : "", Q4REP_NOMAX);
-        first = 0;
-    }
-    st = j->props.failed
+    st = q4rep_props_json(&j->props, props, nprops) != 0
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JSON report %s", path)
         : flush(j, 1, 0, err);   /* an empty, valid report now: a bad path fails here, early */
     if (st != Q4_OK) {
@@ -131,13 +104,13 @@ void q4_json_set_strict(q4_json *j, int strict)
 void q4_json_set_planned(q4_json *j, size_t planned)
 {
     if (j)
-        j->progress.planned = (long long)planned;
+        j->s.progress.planned = (long long)planned;
 }
 
 void q4_json_set_stopped(q4_json *j, const char *why)
 {
     if (j)
-        q4rep_progress_stop(&j->progress, why);
+        q4rep_progress_stop(&j->s.progress, why);
 }
 
 q4_status q4_json_set_coverage(q4_json *j, const q4_kernel_coverage *k, size_t n,
@@ -148,7 +121,7 @@ q4_status q4_json_set_coverage(q4_json *j, const q4_kernel_coverage *k, size_t n
     if (q4rep_coverage_json(&j->coverage, k, n) != 0) {
         q4rep_buf_reset(&j->coverage);   /* null rather than half an array */
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding shader coverage to JSON "
-                       "report %s", j->file.path);
+                       "report %s", j->s.file.path);
     }
     return Q4_OK;
 }
@@ -156,7 +129,7 @@ q4_status q4_json_set_coverage(q4_json *j, const q4_kernel_coverage *k, size_t n
 void q4_json_set_fsync(q4_json *j, int on)
 {
     if (j)
-        j->nosync = !on;
+        j->s.nosync = !on;
 }
 
 /* "key": "string" from a fixed-size field (read at most its size). */
@@ -170,8 +143,8 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
 {
     if (!j || !r)
         return q4_fail(err, Q4_ERR_ARG, "q4_json_add needs a report and a result");
-    size_t mark = j->body.len;
-    q4rep_buf *b = &j->body;
+    size_t mark = j->s.body.len;
+    q4rep_buf *b = &j->s.body;
     q4_surprise surprise = q4_result_surprise(r, j->strict);
     int ok = surprise == Q4_AS_EXPECTED, with_baseline = (unsigned)r->baseline < Q4_VERDICT_COUNT;
 
@@ -210,12 +183,9 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     q4rep_buf_puts(b, !with_baseline || ok ? "null" : surprise == Q4_UNEXPECTED_PASS
                    ? "\"unexpected pass\"" : "\"unexpected fail\"");
     q4rep_buf_puts(b, "}");
-    if (b->failed) {
-        q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
-        b->failed = 0;
+    if (q4rep_sink_drop_failed(&j->s, mark))
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JSON report %s",
-                       r->name, j->file.path);
-    }
+                       r->name, j->s.file.path);
     unsigned v = (unsigned)r->verdict;
     j->count[v < Q4_VERDICT_COUNT ? v : Q4_VERDICT_COUNT]++;
     j->total++;

@@ -10,26 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "q4report_internal.h"
 
 struct q4_junit {
-    q4rep_file file;
+    q4rep_sink s;          /* body: rendered <testcase> elements */
     char *suite;
     int strict;
-    int nosync;            /* q4_junit_set_fsync(j, 0): skip the per-add fsync */
     int has_strict_prop;   /* the harness passed its own "strict" prop */
-    char timestamp[32];
     char hostname[256];
     q4rep_buf props;       /* rendered <property/> elements of the harness's props */
     q4rep_buf coverage;    /* rendered shader_coverage.* properties (set_coverage) */
-    q4rep_buf body;        /* rendered <testcase> elements, in add order */
-    q4rep_buf doc;         /* scratch for the whole document, reused per write */
     size_t tests, failures, errors, skipped;
     long long micros;      /* sum of the cases' times as printed, so totals match */
-    q4rep_progress progress;   /* planned count, why stopped early */
 };
 
 /* Seconds as whole microseconds: the schema's SUREFIRE_TIME takes only a plain
@@ -51,7 +45,7 @@ static int put_time(q4rep_buf *b, long long us)
 /* Writes the whole document to disk; final: the last write, at close. */
 static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
 {
-    q4rep_buf *d = &j->doc;
+    q4rep_buf *d = &j->s.doc;
     q4rep_buf_reset(d);
     q4rep_buf_puts(d, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"");
     q4rep_xml_attr(d, j->suite, Q4REP_NOMAX);
@@ -64,7 +58,7 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
     q4rep_buf_printf(d, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"",
                      j->tests, j->failures, j->errors, j->skipped);
     put_time(d, j->micros);
-    q4rep_buf_printf(d, "\" timestamp=\"%s\" hostname=\"", j->timestamp);
+    q4rep_buf_printf(d, "\" timestamp=\"%s\" hostname=\"", j->s.started);
     q4rep_xml_attr(d, j->hostname, sizeof j->hostname);
     q4rep_buf_puts(d, "\">\n    <properties>\n");
     q4rep_buf_put(d, j->props.data ? j->props.data : "", j->props.len);
@@ -73,7 +67,7 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
         q4rep_buf_printf(d, "      <property name=\"strict\" value=\"%d\"/>\n", j->strict);
     /* Only the final write of a run that was not stopped says complete: a killed run's
      * file, or a stopped one's, cannot pass for a complete run of fewer cases. */
-    const q4rep_progress *pr = &j->progress;
+    const q4rep_progress *pr = &j->s.progress;
     if (pr->planned >= 0)
         q4rep_buf_printf(d, "      <property name=\"planned\" value=\"%lld\"/>\n", pr->planned);
     q4rep_buf_printf(d, "      <property name=\"complete\" value=\"%s\"/>\n",
@@ -84,21 +78,16 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
         q4rep_buf_puts(d, "\"/>\n");
     }
     q4rep_buf_puts(d, "    </properties>\n");
-    q4rep_buf_put(d, j->body.data ? j->body.data : "", j->body.len);
+    q4rep_buf_put(d, j->s.body.data ? j->s.body.data : "", j->s.body.len);
     q4rep_buf_puts(d, "  </testsuite>\n</testsuites>\n");
-    if (d->failed)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing JUnit report %s", j->file.path);
-    return q4rep_file_write(&j->file, d->data, d->len, final, !j->nosync || sync_dir, sync_dir,
-                            err);
+    return q4rep_sink_write(&j->s, "JUnit", sync_dir, final, err);
 }
 
 static void destroy(q4_junit *j)
 {
     q4rep_buf_free(&j->props);
     q4rep_buf_free(&j->coverage);
-    q4rep_buf_free(&j->body);
-    q4rep_buf_free(&j->doc);
-    q4rep_file_close(&j->file);
+    q4rep_sink_free(&j->s);
     free(j->suite);
     free(j);
 }
@@ -126,30 +115,17 @@ q4_status q4_junit_open(const char *path, const char *suite_name, const q4_prop 
         free(j);
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path);
     }
-    q4rep_progress_init(&j->progress);
-    q4_status st = q4rep_file_open(&j->file, path, err);
+    q4_status st = q4rep_sink_open(&j->s, path, err);
     if (st != Q4_OK) {
         destroy(j);
         return st;
     }
-    time_t now = time(NULL);
-    struct tm tm;
-    if (localtime_r(&now, &tm))
-        strftime(j->timestamp, sizeof j->timestamp, "%Y-%m-%dT%H:%M:%S", &tm);
     if (gethostname(j->hostname, sizeof j->hostname - 1) != 0)
         strcpy(j->hostname, "unknown");
-    for (size_t i = 0; i < nprops; i++) {
-        if (!props[i].key)
-            continue;
-        if (strcmp(props[i].key, "strict") == 0)
+    for (size_t i = 0; i < nprops; i++)
+        if (props[i].key && strcmp(props[i].key, "strict") == 0)
             j->has_strict_prop = 1;
-        q4rep_buf_puts(&j->props, "      <property name=\"");
-        q4rep_xml_attr(&j->props, props[i].key, Q4REP_NOMAX);
-        q4rep_buf_puts(&j->props, "\" value=\"");
-        q4rep_xml_attr(&j->props, props[i].value ? props[i].value : "", Q4REP_NOMAX);
-        q4rep_buf_puts(&j->props, "\"/>\n");
-    }
-    st = j->props.failed
+    st = q4rep_props_junit(&j->props, props, nprops) != 0
         ? q4_fail(err, Q4_ERR_NOMEM, "out of memory opening JUnit report %s", path)
         : flush(j, 1, 0, err);   /* an empty, valid report now: a bad path fails here, early */
     if (st != Q4_OK) {
@@ -169,13 +145,13 @@ void q4_junit_set_strict(q4_junit *j, int strict)
 void q4_junit_set_planned(q4_junit *j, size_t planned)
 {
     if (j)
-        j->progress.planned = (long long)planned;
+        j->s.progress.planned = (long long)planned;
 }
 
 void q4_junit_set_stopped(q4_junit *j, const char *why)
 {
     if (j)
-        q4rep_progress_stop(&j->progress, why);
+        q4rep_progress_stop(&j->s.progress, why);
 }
 
 q4_status q4_junit_set_coverage(q4_junit *j, const q4_kernel_coverage *k, size_t n,
@@ -186,7 +162,7 @@ q4_status q4_junit_set_coverage(q4_junit *j, const q4_kernel_coverage *k, size_t
     if (q4rep_coverage_junit(&j->coverage, k, n) != 0) {
         q4rep_buf_reset(&j->coverage);   /* none rather than half */
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding shader coverage to JUnit "
-                       "report %s", j->file.path);
+                       "report %s", j->s.file.path);
     }
     return Q4_OK;
 }
@@ -194,7 +170,7 @@ q4_status q4_junit_set_coverage(q4_junit *j, const q4_kernel_coverage *k, size_t
 void q4_junit_set_fsync(q4_junit *j, int on)
 {
     if (j)
-        j->nosync = !on;
+        j->s.nosync = !on;
 }
 
 /* classname "q4cts.<op>.<family>"; name the rest of the case name after that prefix
@@ -296,8 +272,8 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
 {
     if (!j || !r)
         return q4_fail(err, Q4_ERR_ARG, "q4_junit_add needs a report and a result");
-    size_t mark = j->body.len;
-    q4rep_buf *b = &j->body;
+    size_t mark = j->s.body.len;
+    q4rep_buf *b = &j->s.body;
     long long us = to_micros(r->seconds);
     q4rep_class cls = q4rep_classify(r->verdict, j->strict);
     /* Against a baseline, a failure it expects is skipped (it is known), and a pass it
@@ -340,13 +316,9 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     q4rep_buf_puts(b, "      <system-out>");
     render_figures(b, r, j->strict);
     q4rep_buf_puts(b, "</system-out>\n    </testcase>\n");
-    if (b->failed) {
-        /* Drop the half-rendered case so the next write is still well-formed. */
-        q4rep_buf_truncate(b, mark);
-        b->failed = 0;
+    if (q4rep_sink_drop_failed(&j->s, mark))
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JUnit report %s",
-                       r->name, j->file.path);
-    }
+                       r->name, j->s.file.path);
     j->tests++;
     j->failures += cls == Q4REP_FAILED;
     j->errors += cls == Q4REP_ERRORED;

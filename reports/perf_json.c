@@ -17,36 +17,29 @@
 #define Q4REPORT_PERF_FORMAT 1
 
 struct q4_perf_json {
-    q4rep_file file;
+    q4rep_sink s;          /* body: rendered result objects, comma-separated */
     q4rep_buf head;        /* everything before the results */
-    q4rep_buf body;        /* rendered result objects, comma-separated */
-    q4rep_buf doc;         /* scratch for the whole document */
     size_t total;
-    q4rep_progress progress;   /* planned count, why stopped early */
 };
 
 /* Writes the whole document; final: the last write, at close. */
 static q4_status flush(q4_perf_json *p, int sync, int final, q4_error *err)
 {
-    q4rep_buf *d = &p->doc;
+    q4rep_buf *d = &p->s.doc;
     q4rep_buf_reset(d);
     q4rep_buf_put(d, p->head.data, p->head.len);
     q4rep_buf_puts(d, "  ");
-    q4rep_progress_json(d, &p->progress, final);
+    q4rep_progress_json(d, &p->s.progress, final);
     q4rep_buf_puts(d, ",\n  \"results\": [");
-    q4rep_buf_put(d, p->body.data ? p->body.data : "", p->body.len);
+    q4rep_buf_put(d, p->s.body.data ? p->s.body.data : "", p->s.body.len);
     q4rep_buf_puts(d, p->total ? "\n  ]\n}}\n" : "]\n}}\n");
-    if (d->failed)
-        return q4_fail(err, Q4_ERR_NOMEM, "out of memory writing perf report %s", p->file.path);
-    return q4rep_file_write(&p->file, d->data, d->len, final, sync, sync, err);
+    return q4rep_sink_write(&p->s, "perf", sync, final, err);
 }
 
 static void destroy(q4_perf_json *p)
 {
     q4rep_buf_free(&p->head);
-    q4rep_buf_free(&p->body);
-    q4rep_buf_free(&p->doc);
-    q4rep_file_close(&p->file);
+    q4rep_sink_free(&p->s);
     free(p);
 }
 
@@ -64,8 +57,8 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
     q4_perf_json *p = calloc(1, sizeof *p);
     if (!p)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening perf report %s", path);
-    q4rep_progress_init(&p->progress);
-    q4_status st = q4rep_file_open(&p->file, path, err);
+    p->s.nosync = 1;   /* a timing run fsyncs only at open and close */
+    q4_status st = q4rep_sink_open(&p->s, path, err);
     if (st != Q4_OK) {
         destroy(p);
         return st;
@@ -73,19 +66,9 @@ q4_status q4_perf_json_open(const char *path, const q4_prop *props, size_t nprop
     q4rep_buf *h = &p->head;
     q4rep_buf_puts(h, "{\"q4cts_perf\": {\n  \"version\": ");
     q4rep_json_str(h, Q4REPORT_VERSION, Q4REP_NOMAX);
-    q4rep_buf_printf(h, ",\n  \"format\": %d,\n  \"properties\": {", Q4REPORT_PERF_FORMAT);
-    int any = 0;
-    for (size_t i = 0; i < nprops; i++) {
-        if (!props[i].key)
-            continue;
-        q4rep_buf_puts(h, any ? ",\n    " : "\n    ");
-        q4rep_json_str(h, props[i].key, Q4REP_NOMAX);
-        q4rep_buf_puts(h, ": ");
-        q4rep_json_str(h, props[i].value ? props[i].value : "", Q4REP_NOMAX);
-        any = 1;
-    }
-    q4rep_buf_puts(h, any ? "\n  },\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"" :
-                            "},\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"");
+    q4rep_buf_printf(h, ",\n  \"format\": %d,\n  \"properties\": ", Q4REPORT_PERF_FORMAT);
+    q4rep_props_json(h, props, nprops);
+    q4rep_buf_puts(h, ",\n  \"ceilings\": {\"unit\": \"GB/s, TFLOP/s, us\"");
     q4rep_json_member_num(h, "copy_gbs", copy_gbs);
     q4rep_json_member_num(h, "fma_tflops", fma_tflops);
     q4rep_json_member_num(h, "dispatch_us", dispatch_us);
@@ -105,8 +88,8 @@ q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *e
 {
     if (!p || !r)
         return q4_fail(err, Q4_ERR_ARG, "q4_perf_json_add needs a report and a result");
-    size_t mark = p->body.len;
-    q4rep_buf *b = &p->body;
+    size_t mark = p->s.body.len;
+    q4rep_buf *b = &p->s.body;
     q4rep_buf_puts(b, p->total ? ",\n    {\"name\": " : "\n    {\"name\": ");
     q4rep_json_str(b, r->name, sizeof r->name);
     q4rep_buf_puts(b, ", \"op\": ");
@@ -125,12 +108,9 @@ q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *e
         q4rep_json_member_num(b, "pct_of_ceiling", r->pct);
     }
     q4rep_buf_puts(b, "}");
-    if (b->failed) {
-        q4rep_buf_truncate(b, mark);   /* no half object: the next write stays valid */
-        b->failed = 0;
+    if (q4rep_sink_drop_failed(&p->s, mark))
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding %.128s to perf report %s",
-                       r->name, p->file.path);
-    }
+                       r->name, p->s.file.path);
     p->total++;
     return flush(p, 0, 0, err);
 }
@@ -138,13 +118,13 @@ q4_status q4_perf_json_add(q4_perf_json *p, const q4_perf_result *r, q4_error *e
 void q4_perf_json_set_planned(q4_perf_json *p, size_t planned)
 {
     if (p)
-        p->progress.planned = (long long)planned;
+        p->s.progress.planned = (long long)planned;
 }
 
 void q4_perf_json_set_stopped(q4_perf_json *p, const char *why)
 {
     if (p)
-        q4rep_progress_stop(&p->progress, why);
+        q4rep_progress_stop(&p->s.progress, why);
 }
 
 q4_status q4_perf_json_close(q4_perf_json *p, q4_error *err)

@@ -1,7 +1,7 @@
 /* q4report_internal.h: helpers shared by the sinks of q4report; not installed, not
  * for the harness. A growable text buffer (buf.c), XML and JSON escaping of untrusted
- * strings (escape.c), how a report path is written (report_file.c), and the verdict
- * classes every sink counts by (verdict.c). */
+ * strings (escape.c), how a report path is written (report_file.c), the state every
+ * file sink keeps (sink.c), and the verdict classes every sink counts by (verdict.c). */
 #ifndef Q4REPORT_INTERNAL_H
 #define Q4REPORT_INTERNAL_H
 
@@ -75,6 +75,32 @@ void q4rep_progress_stop(q4rep_progress *p, const char *why);
 int q4rep_progress_complete(const q4rep_progress *p, int final);
 /* `"planned": n|null, "complete": bool, "stopped": "why"|null` */
 void q4rep_progress_json(q4rep_buf *b, const q4rep_progress *p, int final);
+
+/* ---- sink.c: what every file sink keeps the same way ----
+ * Each sink's struct holds one; open fills progress, file and started, calloc the rest. */
+typedef struct q4rep_sink {
+    q4rep_file file;
+    q4rep_buf body;            /* rendered results, in add order */
+    q4rep_buf doc;             /* scratch for the whole document, reused per write */
+    int nosync;                /* 1: per-add writes skip the fsync of the file */
+    q4rep_progress progress;   /* planned count, why stopped early */
+    char started[32];          /* local time of open, "%Y-%m-%dT%H:%M:%S" */
+} q4rep_sink;
+q4_status q4rep_sink_open(q4rep_sink *s, const char *path, q4_error *err);
+/* After an add rendered into body from `mark`: 1 if an allocation failed, and then the
+ * half-rendered result is gone (so the next write is still well-formed), else 0. */
+int q4rep_sink_drop_failed(q4rep_sink *s, size_t mark);
+/* Writes doc (built by the sink) to the file; an out-of-memory doc fails naming the
+ * kind of report. sync_dir: open and close also fsync the file and its folder. */
+q4_status q4rep_sink_write(q4rep_sink *s, const char *kind, int sync_dir, int final,
+                           q4_error *err);
+void q4rep_sink_free(q4rep_sink *s);
+
+/* ---- props.c: the run's properties in the file sinks ----
+ * JUnit: one <property/> line each, appended; JSON: an object, appended. 0, or -1 out
+ * of memory (b->failed). */
+int q4rep_props_junit(q4rep_buf *b, const q4_prop *props, size_t n);
+int q4rep_props_json(q4rep_buf *b, const q4_prop *props, size_t n);
 
 /* ---- kernel_coverage.c: per-kernel shader coverage in the file sinks ----
  * JUnit: one <property/> line per kernel; JSON: the value of "shader_coverage" (an
