@@ -323,9 +323,5 @@ int main(void)
     tcase_add_test(tc, control_bytes_are_neutralised);
     tcase_add_test(tc, null_console_is_harmless);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

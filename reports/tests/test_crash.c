@@ -131,10 +131,7 @@ START_TEST(killed_after_k_adds)
     ck_assert_int_eq(junit_cases(xml), k);
     ck_assert_int_eq(json_cases(json), k);
     ck_assert_int_eq(tu_count_entries(dir), 2);   /* the reports, no temp file */
-    tu_rmdir(dir);
-    free(xml);
-    free(json);
-    free(dir);
+    tu_rmdir_free(dir, xml, json, NULL);
 }
 END_TEST
 
@@ -159,10 +156,7 @@ START_TEST(killed_while_writing)
     ck_assert_int_le(nx, nj + 1);
     /* Killed mid-write: still no temp file left beside the reports. */
     ck_assert_int_eq(tu_count_entries(dir), 2);
-    tu_rmdir(dir);
-    free(xml);
-    free(json);
-    free(dir);
+    tu_rmdir_free(dir, xml, json, NULL);
 }
 END_TEST
 
@@ -174,9 +168,5 @@ int main(void)
     tcase_add_loop_test(tc, killed_after_k_adds, 0, (int)(sizeof ks / sizeof ks[0]));
     tcase_add_loop_test(tc, killed_while_writing, 0, 8);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -106,9 +106,7 @@ START_TEST(xml_round_trip_through_xmllint)
     free(attr);
     free(text);
     q4rep_buf_free(&b);
-    tu_rmdir(dir);
-    free(path);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -184,9 +182,5 @@ int main(void)
     tcase_add_test(tc, json_checker_rejects_malformed);
     tcase_add_test(tc, buf_grows_and_rolls_back);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

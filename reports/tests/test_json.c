@@ -127,10 +127,7 @@ START_TEST(layout_and_values)
     ck_assert_int_eq((int)tu_json_num(sum, "unexpected_fail"), 0);
     ck_assert_ptr_null(jc_get(sum, "Unknown"));
     jc_free(doc);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -145,10 +142,7 @@ START_TEST(strict_is_recorded)
     ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "ok"), 2);
     ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "not_ok"), 7);
     jc_free(doc);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -182,10 +176,7 @@ START_TEST(baseline_and_tries)
     ck_assert_int_eq((int)tu_json_num(sum, "unexpected_pass"), 1);
     ck_assert_int_eq((int)tu_json_num(sum, "unexpected_fail"), 1);
     jc_free(doc);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -241,10 +232,7 @@ START_TEST(empty_odd_and_hostile)
     ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "Unknown"), 1);
     ck_assert_int_eq((int)tu_json_num(jc_get(q, "summary"), "Fail"), 1);
     jc_free(doc);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -293,10 +281,7 @@ START_TEST(shader_coverage_array)
     ck_assert(tu_json_num(b, "lines") == 0 && tu_json_num(b, "blocks_hit") == 3);
     jc_free(doc);
     ck_assert_int_eq(q4_json_set_coverage(NULL, k, 1, &err), Q4_ERR_ARG);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -326,9 +311,5 @@ int main(void)
     tcase_add_test(tc, shader_coverage_array);
     tcase_add_test(tc, bad_path_and_arguments);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -110,10 +110,7 @@ START_TEST(every_verdict_validates_and_counts_match)
     out = tu_xpath(path, "string(//testcase[2]/system-out)");
     ck_assert_ptr_nonnull(strstr(out, "gpu: 0.2500 ms\n"));
     free(out);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -148,10 +145,7 @@ START_TEST(baseline_outcomes)
     out = tu_xpath(path, "string(//testcase[4]/system-out)");
     ck_assert_ptr_nonnull(strstr(out, "\ntries: 2\nbaseline: Pass (as expected)\n"));
     free(out);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -166,10 +160,7 @@ START_TEST(strict_turns_quality_warning_into_failure)
     assert_attr(path, "string(/testsuites/testsuite/@skipped)", "1");
     assert_attr(path, "string(//testcase[3]/failure/@type)", "QualityWarning");
     assert_attr(path, "string(//property[@name='strict']/@value)", "1");
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -195,10 +186,7 @@ START_TEST(names_props_and_times)
     ck_assert_ptr_nonnull(sum);
     ck_assert_double_eq_tol(strtod(sum, NULL), 0.045, 1e-12);
     free(sum);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -232,10 +220,7 @@ START_TEST(shader_coverage_properties)
     ck_assert(tu_xml_valid(path));
     ck_assert_int_eq(tu_xpath_long(path, "count(//property[starts-with(@name, 'shader_coverage.')])"), 2);
     ck_assert_int_eq(q4_junit_set_coverage(NULL, k, 1, &err), Q4_ERR_ARG);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -301,10 +286,7 @@ START_TEST(odd_results_still_validate)
     ck_assert_uint_eq(strlen(name), sizeof r.name);   /* 128 '<', read no further */
     ck_assert_uint_eq(strspn(name, "<"), sizeof r.name);
     free(name);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -341,10 +323,7 @@ START_TEST(hostile_strings_round_trip)
     snprintf(want, sizeof want, "repro: %s\n", back);
     ck_assert_ptr_nonnull(strstr(out, want));
     free(out);
-    unlink(path);
-    free(path);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -389,11 +368,8 @@ START_TEST(failed_write_is_retried)
     ck_assert_int_eq(access(path, F_OK), 0);
     ck_assert_int_eq(tu_count_entries(sub), 1);   /* no stray temp file */
     unlink(path);
-    rmdir(sub);
-    free(path);
-    free(sub);
-    tu_rmdir(dir);
-    free(dir);
+    rmdir(sub);   /* tu_rmdir_free removes flat folders only */
+    tu_rmdir_free(dir, path, sub, NULL);
 }
 END_TEST
 
@@ -438,9 +414,5 @@ int main(int argc, char **argv)
     tcase_add_test(tc, bad_path_and_arguments);
     tcase_add_test(tc, failed_write_is_retried);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -72,9 +72,7 @@ START_TEST(layout_values_and_crash_safety)
     ck_assert_ptr_nonnull(median);
     ck_assert_ptr_null(memchr(line, '\n', (size_t)(median - line)));
     free(text);
-    tu_rmdir(dir);
-    free(path);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -93,9 +91,7 @@ START_TEST(non_finite_numbers_are_null)
     ck_assert_int_eq(jc_get(jc_at(jc_get(q, "results"), 0), "median_ms")->type, JC_NULL);
     ck_assert_uint_eq(jc_get(q, "properties")->n, 0);
     jc_free(doc);
-    tu_rmdir(dir);
-    free(path);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -122,9 +118,5 @@ int main(void)
     tcase_add_test(tc, non_finite_numbers_are_null);
     tcase_add_test(tc, bad_path_and_arguments);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

@@ -60,10 +60,7 @@ START_TEST(symlink_to_regular_file_stays_a_link)
     ck_assert_uint_eq(jc_get(top(doc), "results")->n, 2);
     jc_free(doc);
     ck_assert_int_eq(tu_count_entries(dir), 2);
-    tu_rmdir(dir);
-    free(target);
-    free(link);
-    free(dir);
+    tu_rmdir_free(dir, target, link, NULL);
 }
 END_TEST
 
@@ -85,9 +82,7 @@ START_TEST(device_behind_a_link_is_written_through)
     ck_assert_int_eq(stat("/dev/null", &st), 0);
     ck_assert(S_ISCHR(st.st_mode));
     ck_assert_int_eq(tu_count_entries(dir), 1);
-    tu_rmdir(dir);
-    free(link);
-    free(dir);
+    tu_rmdir_free(dir, link, NULL);
 }
 END_TEST
 
@@ -119,10 +114,7 @@ START_TEST(fifo_gets_the_final_document_once)
     ck_assert_uint_eq(jc_get(top(doc), "results")->n, 3);
     ck_assert_int_eq(jc_get(top(doc), "complete")->boolean, 1);
     jc_free(doc);
-    tu_rmdir(dir);
-    free(fifo);
-    free(copy);
-    free(dir);
+    tu_rmdir_free(dir, fifo, copy, NULL);
 }
 END_TEST
 
@@ -151,9 +143,7 @@ START_TEST(own_stdout_is_written_through)
     ck_assert_ptr_nonnull(text);
     ck_assert_msg(strncmp(text, "console line\n{\"q4cts\"", 21) == 0, "got: %.60s", text);
     free(text);
-    tu_rmdir(dir);
-    free(path);
-    free(dir);
+    tu_rmdir_free(dir, path, NULL);
 }
 END_TEST
 
@@ -171,8 +161,7 @@ START_TEST(folder_is_refused)
     ck_assert_int_eq(q4_perf_json_open(dir, NULL, 0, 1, 1, 1, &p, &err), Q4_ERR_IO);
     ck_assert_msg(strstr(err.msg, "is a directory") != NULL, "%s", err.msg);
     ck_assert_int_eq(tu_count_entries(dir), 0);
-    tu_rmdir(dir);
-    free(dir);
+    tu_rmdir_free(dir, NULL);
 }
 END_TEST
 
@@ -203,10 +192,7 @@ START_TEST(temp_names_are_unique)
     ck_assert_uint_eq(jc_get(top(doc), "results")->n, 20);
     jc_free(doc);
     ck_assert_int_eq(tu_count_entries(dir), 1);
-    tu_rmdir(dir);
-    free(path);
-    free(old_tmp);
-    free(dir);
+    tu_rmdir_free(dir, path, old_tmp, NULL);
 }
 END_TEST
 
@@ -271,11 +257,7 @@ START_TEST(planned_and_complete)
     ck_assert_int_eq(jc_get(top(doc), "complete")->boolean, 1);
     ck_assert_int_eq(jc_get(top(doc), "stopped")->type, JC_NULL);
     jc_free(doc);
-    tu_rmdir(dir);
-    free(path);
-    free(xml);
-    free(perf);
-    free(dir);
+    tu_rmdir_free(dir, path, xml, perf, NULL);
 }
 END_TEST
 
@@ -292,9 +274,5 @@ int main(void)
     tcase_add_test(tc, temp_names_are_unique);
     tcase_add_test(tc, planned_and_complete);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

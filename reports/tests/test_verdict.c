@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "q4report_internal.h"
+#include "testutil.h"
 
 START_TEST(names_are_the_cts_names)
 {
@@ -177,9 +178,5 @@ int main(void)
     tcase_add_test(tc, against_the_baseline);
     tcase_add_test(tc, worst_line);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tu_run_suite(s);
 }

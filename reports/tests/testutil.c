@@ -3,6 +3,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,17 @@ void tu_rmdir(const char *dir)
     }
     closedir(d);
     rmdir(dir);
+}
+
+void tu_rmdir_free(char *dir, ...)
+{
+    tu_rmdir(dir);
+    va_list ap;
+    va_start(ap, dir);
+    for (char *p; (p = va_arg(ap, char *)) != NULL; )
+        free(p);
+    va_end(ap);
+    free(dir);
 }
 
 int tu_count_entries(const char *dir)
@@ -254,4 +266,13 @@ const char *tu_json_str(const jc_value *obj, const char *key)
     const jc_value *v = jc_get(obj, key);
     ck_assert_msg(v && v->type == JC_STR, "%s is not a string", key);
     return v->str;
+}
+
+int tu_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

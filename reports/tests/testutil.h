@@ -1,8 +1,9 @@
 /* testutil.h: shared helpers of the reports/ tests: temporary folders, reading files,
- * running xmllint (schema check and XPath queries), and sample results. */
+ * running xmllint (schema check and XPath queries), sample results, and running a suite. */
 #ifndef Q4REPORT_TESTUTIL_H
 #define Q4REPORT_TESTUTIL_H
 
+#include <check.h>
 #include <stddef.h>
 
 #include "q4report.h"
@@ -18,6 +19,9 @@ char *tu_read(const char *path, size_t *len);
 int tu_count_entries(const char *dir);
 /* Removes the folder's files and the folder (flat folders only). */
 void tu_rmdir(const char *dir);
+/* The end of a test's scratch folder: tu_rmdir(dir), then frees dir and each further
+ * pointer given (its tu_path names), up to a NULL. */
+void tu_rmdir_free(char *dir, ...);
 
 /* 1 when xmllint validates path against the committed reports/junit-10.xsd. */
 int tu_xml_valid(const char *path);
@@ -44,5 +48,8 @@ void tu_result(q4_result *r, q4_verdict v, int i);
  * fail), and a Flake of 2 tries expecting Pass (as expected). */
 #define TU_BASELINE_CASES 4
 void tu_baseline_result(q4_result *r, int i);
+
+/* Runs the suite (Check's normal output) and frees it: a test program's exit status. */
+int tu_run_suite(Suite *s);
 
 #endif
