@@ -1,5 +1,6 @@
 /* spv_test_file.h: what the q4spv tests share: reading a test module compiled into
- * Q4SPV_TEST_SPV_DIR (spirv/tests/CMakeLists.txt) as malloc'd words. */
+ * Q4SPV_TEST_SPV_DIR (spirv/tests/CMakeLists.txt) as malloc'd words, and running a
+ * suite. */
 #ifndef Q4SPV_TEST_FILE_H
 #define Q4SPV_TEST_FILE_H
 
@@ -23,6 +24,16 @@ static inline uint32_t *spv_test_load(const char *file, size_t *n)
     fclose(f);
     *n = (size_t)bytes / 4;
     return w;
+}
+
+/* Runs the suite (Check's normal output) and frees it: a test program's exit status. */
+static inline int run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
 }
 
 #endif

@@ -36,7 +36,35 @@ static int map_has_line(const q4spv_map *map, uint32_t line)
     return 0;
 }
 
-static const q4spv_options all = { .set = 1, .coverage = true, .bounds = true };
+static const q4spv_options all = { .set = 1, .coverage = true, .bounds = true },
+                           bounds_only = { .set = 1, .bounds = true };
+
+/* A test module and its instrumented copy. */
+typedef struct probed {
+    uint32_t *w, *out;
+    size_t n, n_out;
+    q4spv_map *map;
+} probed;
+
+/* Q4SPV_TEST_SPV_DIR/file instrumented with o; asserts that the pass succeeds and that
+ * its output validates. */
+static probed instrument_file(const char *file, const q4spv_options *o)
+{
+    probed p;
+    q4_error err = { 0 };
+    p.w = spv_test_load(file, &p.n);
+    ck_assert_msg(q4spv_instrument(p.w, p.n, o, &p.out, &p.n_out, &p.map, &err) == Q4_OK,
+                  "%s: %s", file, err.msg);
+    ck_assert_msg(q4spv_validate(p.out, p.n_out, file, &err) == Q4_OK, "%s", err.msg);
+    return p;
+}
+
+static void probed_free(probed *p)
+{
+    free(p->out);
+    free(p->w);
+    q4spv_map_free(p->map);
+}
 
 START_TEST(builtin_kernels)
 {
@@ -94,15 +122,11 @@ END_TEST
  * (binding 2, line 22) and b[j] (binding 1, line 23), the store b[i] (line 24). */
 static void check_probe(const char *file, uint32_t version)
 {
-    size_t n, n_out;
-    uint32_t *w = spv_test_load(file, &n), *out;
-    q4spv_map *map;
-    q4_error err = { 0 };
-    ck_assert_uint_eq(w[1], version);
-    ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_OK);
-    ck_assert_msg(q4spv_validate(out, n_out, file, &err) == Q4_OK, "%s", err.msg);
-    ck_assert_uint_eq(out[1], version);
-    ck_assert_uint_gt(out[3], w[3]);
+    probed p = instrument_file(file, &all);
+    const q4spv_map *map = p.map;
+    ck_assert_uint_eq(p.w[1], version);
+    ck_assert_uint_eq(p.out[1], version);
+    ck_assert_uint_gt(p.out[3], p.w[3]);
     static const uint32_t binding[6] = { 0, 2, 1, 2, 1, 1 },
                           line[6] = { 19, 19, 19, 22, 23, 24 };
     static const q4spv_access access[6] = { Q4SPV_LOAD, Q4SPV_LOAD, Q4SPV_STORE,
@@ -118,9 +142,7 @@ static void check_probe(const char *file, uint32_t version)
     ck_assert_uint_eq(map->n_branches, 2); /* the if and the loop's condition */
     for (uint32_t l = 17; l <= 24; l++) /* line 20 is "} else {" */
         ck_assert_msg(map_has_line(map, l) == (l != 20), "%s: line %u", file, l);
-    free(out);
-    free(w);
-    q4spv_map_free(map);
+    probed_free(&p);
 }
 
 START_TEST(probe_spirv_1_0) { check_probe("probe-spv10.spv", 0x10000); }
@@ -134,13 +156,8 @@ END_TEST
  * (count[i + 1], line 14) are checked sites of 4 bytes each, named as atomics. */
 START_TEST(atomics_are_sites)
 {
-    size_t n, n_out;
-    uint32_t *w = spv_test_load("probe-atomic.spv", &n), *out;
-    q4spv_map *map;
-    q4_error err = { 0 };
-    q4spv_options bounds = { .set = 1, .bounds = true };
-    ck_assert_int_eq(q4spv_instrument(w, n, &bounds, &out, &n_out, &map, &err), Q4_OK);
-    ck_assert_msg(q4spv_validate(out, n_out, "atomics", &err) == Q4_OK, "%s", err.msg);
+    probed p = instrument_file("probe-atomic.spv", &bounds_only);
+    const q4spv_map *map = p.map;
     ck_assert_uint_eq(map->n_sites, 2);
     ck_assert_uint_eq(map->unchecked, 0);
     for (uint32_t s = 0; s < 2; s++) {
@@ -149,36 +166,24 @@ START_TEST(atomics_are_sites)
         ck_assert_uint_eq(map->sites[s].bytes, 4);
         ck_assert_uint_eq(map->sites[s].at.line, 13 + s);
     }
-    free(out);
-    free(w);
-    q4spv_map_free(map);
+    probed_free(&p);
 }
 END_TEST
 
 START_TEST(coverage_or_bounds_alone)
 {
-    size_t n, n_out;
-    uint32_t *w = spv_test_load("probe-spv13.spv", &n), *out;
-    q4spv_map *map;
-    q4_error err = { 0 };
-    q4spv_options cov = { .set = 1, .coverage = true }, bounds = { .set = 1, .bounds = true };
+    static const q4spv_options cov = { .set = 1, .coverage = true };
+    probed p = instrument_file("probe-spv13.spv", &cov);
+    ck_assert_uint_gt(p.map->n_blocks, 4);
+    ck_assert_uint_eq(p.map->n_sites, 0);
+    probed_free(&p);
 
-    ck_assert_int_eq(q4spv_instrument(w, n, &cov, &out, &n_out, &map, &err), Q4_OK);
-    ck_assert_int_eq(q4spv_validate(out, n_out, "coverage only", &err), Q4_OK);
-    ck_assert_uint_gt(map->n_blocks, 4);
-    ck_assert_uint_eq(map->n_sites, 0);
-    free(out);
-    q4spv_map_free(map);
-
-    ck_assert_int_eq(q4spv_instrument(w, n, &bounds, &out, &n_out, &map, &err), Q4_OK);
-    ck_assert_int_eq(q4spv_validate(out, n_out, "bounds only", &err), Q4_OK);
-    ck_assert_uint_eq(map->n_blocks, 0);
-    ck_assert_uint_eq(map->n_branches, 0);
-    ck_assert_uint_eq(map->n_sites, 6);
-    ck_assert_uint_eq(map->limit_base, 0);
-    free(out);
-    q4spv_map_free(map);
-    free(w);
+    p = instrument_file("probe-spv13.spv", &bounds_only);
+    ck_assert_uint_eq(p.map->n_blocks, 0);
+    ck_assert_uint_eq(p.map->n_branches, 0);
+    ck_assert_uint_eq(p.map->n_sites, 6);
+    ck_assert_uint_eq(p.map->limit_base, 0);
+    probed_free(&p);
 }
 END_TEST
 
@@ -220,11 +225,8 @@ END_TEST
 
 START_TEST(probe_init_and_first_oob)
 {
-    size_t n, n_out;
-    uint32_t *w = spv_test_load("probe-spv13.spv", &n), *out;
-    q4spv_map *map;
-    q4_error err = { 0 };
-    ck_assert_int_eq(q4spv_instrument(w, n, &all, &out, &n_out, &map, &err), Q4_OK);
+    probed p = instrument_file("probe-spv13.spv", &all);
+    const q4spv_map *map = p.map;
     uint32_t *slots = malloc(map->n_slots * sizeof *slots);
     uint32_t limits[Q4SPV_MAX_BINDINGS] = { 160, 40, 88, Q4SPV_NONE, Q4SPV_NONE, Q4SPV_NONE,
                                             Q4SPV_NONE, Q4SPV_NONE };
@@ -242,9 +244,7 @@ START_TEST(probe_init_and_first_oob)
     ck_assert_int_eq(q4spv_probe_first_oob(map, slots, &off), 1);
     ck_assert_uint_eq(off, 96);
     free(slots);
-    free(out);
-    free(w);
-    q4spv_map_free(map);
+    probed_free(&p);
 }
 END_TEST
 
@@ -263,9 +263,5 @@ int main(void)
     tcase_add_test(tc, not_spirv_is_refused);
     tcase_add_test(tc, probe_init_and_first_oob);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

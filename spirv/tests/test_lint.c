@@ -22,7 +22,9 @@ static void lint_words(const uint32_t *w, size_t n, q4spv_lint_report *r)
     q4spv_module_free(&m);
 }
 
-static void lint_file(const char *name, q4spv_lint_report *r)
+/* Lints test module name.spv into r and its text; asserts it has `findings` findings. */
+static void lint_file(const char *name, int findings, q4spv_lint_report *r, char *text,
+                      size_t size)
 {
     size_t n;
     char file[128];
@@ -30,17 +32,17 @@ static void lint_file(const char *name, q4spv_lint_report *r)
     uint32_t *w = spv_test_load(file, &n);
     lint_words(w, n, r);
     free(w);
+    q4spv_lint_text(r, text, size);
+    ck_assert_msg(r->total == findings, "%s: %d findings: %s", name, r->total, text);
 }
 
 START_TEST(mediump_accumulator_is_flagged)
 {
     q4spv_lint_report r;
     char text[2048];
-    lint_file("lint_mediump", &r);
-    q4spv_lint_text(&r, text, sizeof text);
     /* Two findings: the accumulator's sum reaches y, and the mediump t decides whether
      * y[0] is stored. */
-    ck_assert_msg(r.total == 2, "%d findings: %s", r.total, text);
+    lint_file("lint_mediump", 2, &r, text, sizeof text);
     ck_assert_str_eq(r.f[0].check, "relaxed");
     ck_assert_msg(strstr(r.f[0].msg, "RelaxedPrecision (mediump) value") && strstr(r.f[0].msg, "'acc' (OpVariable") &&
                   strstr(r.f[0].msg, "reaches the store to 'Out' at set 0 binding 1") &&
@@ -58,9 +60,7 @@ START_TEST(mediump_loop_bound_is_flagged)
 {
     q4spv_lint_report r;
     char text[2048];
-    lint_file("lint_branch", &r);
-    q4spv_lint_text(&r, text, sizeof text);
-    ck_assert_msg(r.total == 1, "%d findings: %s", r.total, text);
+    lint_file("lint_branch", 1, &r, text, sizeof text);
     ck_assert_str_eq(r.f[0].check, "relaxed");
     ck_assert_msg(strstr(r.f[0].msg, "'limit'") &&
                   strstr(r.f[0].msg, "reaches the store to 'Out' at set 0 binding 1"), "%s",
@@ -72,9 +72,7 @@ START_TEST(round_is_flagged)
 {
     q4spv_lint_report r;
     char text[2048];
-    lint_file("lint_round", &r);
-    q4spv_lint_text(&r, text, sizeof text);
-    ck_assert_msg(r.total == 1, "%d findings: %s", r.total, text);
+    lint_file("lint_round", 1, &r, text, sizeof text);
     ck_assert_str_eq(r.f[0].check, "round");
     ck_assert_msg(strstr(r.f[0].msg, "round()") && strstr(r.f[0].msg, "roundEven"), "%s",
                   r.f[0].msg);
@@ -85,9 +83,7 @@ START_TEST(fmod_and_fma_error_term_are_flagged)
 {
     q4spv_lint_report r;
     char text[2048];
-    lint_file("lint_patterns", &r);
-    q4spv_lint_text(&r, text, sizeof text);
-    ck_assert_msg(r.total == 2, "%d findings: %s", r.total, text);
+    lint_file("lint_patterns", 2, &r, text, sizeof text);
     ck_assert_str_eq(r.f[0].check, "fmod");
     ck_assert_msg(strstr(r.f[0].msg, "OpFMod"), "%s", r.f[0].msg);
     ck_assert_str_eq(r.f[1].check, "fma");
@@ -99,9 +95,7 @@ START_TEST(clean_code_is_clean)
 {
     q4spv_lint_report r;
     char text[2048];
-    lint_file("lint_clean", &r);
-    q4spv_lint_text(&r, text, sizeof text);
-    ck_assert_msg(r.total == 0, "%d findings: %s", r.total, text);
+    lint_file("lint_clean", 0, &r, text, sizeof text);
     ck_assert_str_eq(text, "");
 }
 END_TEST
@@ -155,9 +149,5 @@ int main(void)
     tcase_add_test(tc, clean_code_is_clean);
     tcase_add_test(tc, builtin_kernels);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }

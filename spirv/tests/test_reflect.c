@@ -156,9 +156,5 @@ int main(void)
     tcase_add_test(tc, interface_differences_are_named);
     tcase_add_test(tc, entry_point_other_than_main);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return run_suite(s);
 }
