@@ -106,6 +106,24 @@ static uint32_t *iota(size_t n, uint32_t start)
     return v;
 }
 
+/* A buffer of n uints holding start, start + 1, ...; *host gets them too (caller frees). */
+static q4vk_buffer *iota_buffer(q4vk_context *ctx, uint32_t n, uint32_t start, uint32_t **host)
+{
+    uint32_t *v = iota(n, start);
+    q4vk_buffer *b = buffer(ctx, n * sizeof *v);
+    upload(ctx, b, 0, v, n * sizeof *v);
+    *host = v;
+    return b;
+}
+
+/* The first line a context wrote to log (opened with tmpfile), read after closing it. */
+static void first_log_line(FILE *log, char *line, size_t size)
+{
+    rewind(log);
+    ck_assert_ptr_nonnull(fgets(line, (int)size, log));
+    fclose(log);
+}
+
 /* ---------------- devices ---------------- */
 
 static q4vk_device_info infos[MAX_DEVICES];
@@ -192,13 +210,11 @@ START_TEST(select_default_and_log)
             break;
         }
     }
-    rewind(log);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, log));
+    first_log_line(log, line, sizeof line);
     ck_assert_msg(strncmp(line, "q4vk: device ", 13) == 0, "log line: %s", line);
     ck_assert_ptr_nonnull(strstr(line, d->name));
     ck_assert_ptr_nonnull(strstr(line, d->driver_version_str));
     ck_assert_ptr_null(strstr(line, "validation on"));
-    fclose(log);
     q4vk_destroy(ctx);
 }
 END_TEST
@@ -412,9 +428,8 @@ START_TEST(run_folded)
     q4vk_context *ctx = context(NULL);
     q4_error err = { 0 };
     q4vk_timing t = { 0 };
-    uint32_t *v = iota(n + 16, 100);
-    q4vk_buffer *b = buffer(ctx, (n + 16) * sizeof *v);
-    upload(ctx, b, 0, v, (n + 16) * sizeof *v);
+    uint32_t *v;
+    q4vk_buffer *b = iota_buffer(ctx, n + 16, 100, &v);
 
     q4vk_pipeline *p = pipeline(ctx, "test_add", NULL);
     ck_assert_ptr_eq(pipeline(ctx, "test_add", NULL), p);   /* cached */
@@ -473,10 +488,8 @@ START_TEST(test_limits)
     q4vk_options opt = { .log = log };
     q4vk_context *ctx = context(&opt);
     unsetenv("Q4CTS_TEST_LIMITS");
-    rewind(log);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, log));
+    first_log_line(log, line, sizeof line);
     ck_assert_msg(strstr(line, "limits lowered for tests"), "log line: %s", line);
-    fclose(log);
     const q4vk_device_info *info = q4vk_info(ctx);
     ck_assert(info->max_group_count[0] == 2 && info->max_group_count[1] == 2 &&
               info->max_group_count[2] == 2);
@@ -486,9 +499,8 @@ START_TEST(test_limits)
     /* A folded grid within the lowered limit runs: 3 groups of 64 fold to 2 x 2,
      * and the kernel's folded index leaves the 4th group idle. */
     const uint32_t n = 3 * 64 - 5, all = 300;   /* all * 4 bytes: above the 1024 */
-    uint32_t *v = iota(all, 7);
-    q4vk_buffer *b = buffer(ctx, all * sizeof *v);
-    upload(ctx, b, 0, v, all * sizeof *v);
+    uint32_t *v;
+    q4vk_buffer *b = iota_buffer(ctx, all, 7, &v);
     q4vk_binding whole = { b, 0, 1024 };
     q4vk_dispatch d = { .pipe = pipeline(ctx, "test_add", NULL), .push = &n, .bind = { whole } };
     q4vk_fold_groups(ctx, 3, d.groups);
@@ -562,9 +574,8 @@ START_TEST(run_sequence_and_offsets)
     uint64_t align = q4vk_info(ctx)->min_storage_align;
     uint32_t off_words = (uint32_t)((align + 3) / 4);
     uint32_t n_tail = n - off_words;
-    uint32_t *v = iota(n, 0);
-    q4vk_buffer *b = buffer(ctx, n * 4);
-    upload(ctx, b, 0, v, n * 4);
+    uint32_t *v;
+    q4vk_buffer *b = iota_buffer(ctx, n, 0, &v);
     q4vk_pipeline *add = pipeline(ctx, "test_add", NULL);
     q4vk_pipeline *mul = pipeline(ctx, "test_mul", NULL);
     q4vk_dispatch d[3] = {
@@ -687,9 +698,8 @@ START_TEST(override_replaces_kernel)
     q4vk_context *ctx = context(NULL);
     q4_error err = { 0 };
     const uint32_t n = 300;
-    uint32_t *v = iota(n, 1);
-    q4vk_buffer *b = buffer(ctx, n * 4);
-    upload(ctx, b, 0, v, n * 4);
+    uint32_t *v;
+    q4vk_buffer *b = iota_buffer(ctx, n, 1, &v);
     q4vk_pipeline *before = pipeline(ctx, "test_add", NULL);
 
     const q4vk_kernel *mul = test_kernel("test_mul");
@@ -869,14 +879,14 @@ END_TEST
 
 /* ---------------- validation ---------------- */
 
-/* A context with validation on, or NULL when the layer is not installed (the only
- * case in which these tests pass without checking anything: they say so). */
-static q4vk_context *validation_context(void)
+/* A context asked for validation (by opt or the environment), or NULL when the layer
+ * is not installed (the only case in which these tests pass without checking
+ * anything: they say so). */
+static q4vk_context *validation_context(const q4vk_options *opt)
 {
-    q4vk_options opt = { .validation = true };
     q4vk_context *ctx = NULL;
     q4_error err = { 0 };
-    q4_status st = q4vk_create(&opt, &ctx, &err);
+    q4_status st = q4vk_create(opt, &ctx, &err);
     if (st == Q4_ERR_UNSUPPORTED && strstr(err.msg, "VK_LAYER_KHRONOS_validation")) {
         fprintf(stderr, "validation tests skipped: %s\n", err.msg);
         return NULL;
@@ -885,9 +895,11 @@ static q4vk_context *validation_context(void)
     return ctx;
 }
 
+static const q4vk_options with_validation = { .validation = true };
+
 START_TEST(validation_clean_run)
 {
-    q4vk_context *ctx = validation_context();
+    q4vk_context *ctx = validation_context(&with_validation);
     if (!ctx)
         return;
     roundtrip_works(ctx);
@@ -907,25 +919,20 @@ START_TEST(validation_env)
     ck_assert_ptr_nonnull(log);
     setenv("Q4CTS_VALIDATION", "1", 1);
     q4vk_options opt = { .log = log };
-    q4vk_context *ctx = NULL;
-    q4_error err = { 0 };
-    q4_status st = q4vk_create(&opt, &ctx, &err);
-    if (st == Q4_ERR_UNSUPPORTED && strstr(err.msg, "VK_LAYER_KHRONOS_validation")) {
+    q4vk_context *ctx = validation_context(&opt);
+    if (!ctx) {
         fclose(log);
         return;
     }
-    ck_assert_msg(st == Q4_OK, "%s", err.msg);
-    rewind(log);
-    ck_assert_ptr_nonnull(fgets(line, sizeof line, log));
+    first_log_line(log, line, sizeof line);
     ck_assert_msg(strstr(line, "validation on"), "log line: %s", line);
-    fclose(log);
     q4vk_destroy(ctx);
 }
 END_TEST
 
 START_TEST(validation_catches_bad_pipeline)
 {
-    q4vk_context *ctx = validation_context();
+    q4vk_context *ctx = validation_context(&with_validation);
     q4_error err = { 0 };
     q4vk_pipeline *p = (q4vk_pipeline *)1;
     if (!ctx)
