@@ -3,8 +3,11 @@
 
 #include <stdlib.h>
 
+/* Appends output `name` to out with its arrays: truth value, bound and got for a real
+ * output; expected code, accepted alternative and got for a code output. */
 static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
-                     const char *row_name, const char *col_name, q4h_output **o, q4_error *err)
+                     const char *row_name, const char *col_name, bool code, q4h_output **o,
+                     q4_error *err)
 {
     if (out->n == Q4H_MAX_OUTPUTS)
         return q4_fail(err, Q4_ERR_ARG, "too many outputs for one case (at most %d)",
@@ -17,6 +20,22 @@ static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t c
                         .row_name = row_name, .col_name = col_name, .shape = shape,
                         .guard_ok = true, .guard_bad_at = -1, .padding_ok = true,
                         .padding_bad_at = -1 };
+    size_t n = (size_t)(rows * cols);
+    bool ok;
+    if (code) {
+        (*o)->code = malloc(n);
+        (*o)->alt = malloc(n);
+        (*o)->got_code = malloc(n);
+        ok = (*o)->code && (*o)->alt && (*o)->got_code;
+    } else {
+        (*o)->value = malloc(n * sizeof(double));
+        (*o)->bound = malloc(n * sizeof(double));
+        (*o)->got = malloc(n * sizeof(float));
+        ok = (*o)->value && (*o)->bound && (*o)->got;
+    }
+    if (!ok)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the %s output (%zu %s)", name, n,
+                       code ? "codes" : "elements");
     return Q4_OK;
 }
 
@@ -24,16 +43,7 @@ q4_status q4h_real_output(q4h_outputs *out, const char *name, int64_t rows, int6
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err)
 {
-    q4_status st = add(out, name, rows, cols, row_name, col_name, o, err);
-    if (st)
-        return st;
-    size_t n = (size_t)(rows * cols);
-    (*o)->value = malloc(n * sizeof(double));
-    (*o)->bound = malloc(n * sizeof(double));
-    (*o)->got = malloc(n * sizeof(float));
-    if (!(*o)->value || !(*o)->bound || !(*o)->got)
-        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the %s output (%zu elements)", name, n);
-    return Q4_OK;
+    return add(out, name, rows, cols, row_name, col_name, false, o, err);
 }
 
 q4_status q4h_output_envelope(q4h_output *o, bool shared, q4_error *err)
@@ -52,16 +62,7 @@ q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int6
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err)
 {
-    q4_status st = add(out, name, rows, cols, row_name, col_name, o, err);
-    if (st)
-        return st;
-    size_t n = (size_t)(rows * cols);
-    (*o)->code = malloc(n);
-    (*o)->alt = malloc(n);
-    (*o)->got_code = malloc(n);
-    if (!(*o)->code || !(*o)->alt || !(*o)->got_code)
-        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the %s output (%zu codes)", name, n);
-    return Q4_OK;
+    return add(out, name, rows, cols, row_name, col_name, true, o, err);
 }
 
 void q4h_outputs_free(q4h_outputs *out)
