@@ -59,6 +59,7 @@ typedef enum q4h_ftype { Q4H_F_INT, Q4H_F_UINT, Q4H_F_FLOAT, Q4H_F_IVEC4, Q4H_F_
 
 typedef struct q4h_if_field {
     char key[96];              /* its key path, for messages */
+    char name[32];             /* a WGSL struct's member name (SPIR-V: for messages) */
     q4h_ftype type;
     q4h_expr *value[4];        /* 1 for scalars */
     uint32_t offset;

@@ -178,14 +178,14 @@ static q4_status get_fields(reader *r, const char *key, json_object *arr, q4h_if
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
         json_object *o = json_object_array_get_idx(arr, i), *v;
         q4h_if_field *fd = &out->f[out->n++];
-        char fkey[128], name[32];
+        char fkey[128];
         snprintf(fd->key, sizeof fd->key, "%.70s[%d]", key, (int)i);
         if ((st = want_type(r, fd->key, o, json_type_object)) ||
             (st = keys(r, fd->key, o, allowed, allowed)))
             break;
         snprintf(fkey, sizeof fkey, "%.80s.name", fd->key);
         json_object_object_get_ex(o, "name", &v);
-        if ((st = get_string(r, fkey, v, name, sizeof name)))
+        if ((st = get_string(r, fkey, v, fd->name, sizeof fd->name)))
             break;
         snprintf(fkey, sizeof fkey, "%.80s.type", fd->key);
         json_object_object_get_ex(o, "type", &v);

@@ -5,7 +5,8 @@
 // and bound. checkSteps() is the check before any case: the module compiles, the
 // entry point and the overrides exist, and every binding agrees with the pipeline's
 // layout (Dawn's validation of a bind group against the auto layout, and the layout
-// read from its message for a message that names the binding).
+// read from its message for a message that names the binding), and each uniform
+// struct's members are the file's fields (names and types, read from the source).
 
 // A refusal of the file: key is the file's key path that is wrong.
 export class FileError extends Error {
@@ -70,6 +71,48 @@ async function layoutOf(device, p, g) {
     const found = [...m.matchAll(/\{ binding: (\d+), visibility: [^,]+, buffer: \{type: BufferBindingType::(\w+), minBindingSize: (\d+)/g)]
         .map((x) => ({ binding: Number(x[1]), type: x[2], min: Number(x[3]) }));
     return count && Number(count[1]) === found.length && found.every((l) => TYPES[l.type]) ? found : null;
+}
+
+// The file's field types by their WGSL spellings.
+const FIELD_TYPES = { i32: 'int', u32: 'uint', f32: 'float', 'vec4<i32>': 'ivec4', vec4i: 'ivec4',
+                      'vec4<u32>': 'uvec4', vec4u: 'uvec4', 'vec4<f32>': 'vec4', vec4f: 'vec4' };
+
+// The members of each uniform struct of the source, by "group:binding": [{name, type}]
+// in the file's type names, or null for a struct with a member the file cannot
+// describe (another type, an @align or @size), whose size alone is then checked.
+export function uniformStructs(source) {
+    const text = source.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, '');
+    const structs = {};
+    for (const m of text.matchAll(/\bstruct\s+(\w+)\s*\{([^}]*)\}/g)) {
+        const members = m[2].split(',').map((x) => x.trim()).filter((x) => x);
+        const parsed = members.map((x) => /^(\w+)\s*:\s*([\w<>\s]+)$/.exec(x));
+        structs[m[1]] = parsed.every((x) => x && FIELD_TYPES[x[2].replace(/\s/g, '')])
+            ? parsed.map((x) => ({ name: x[1], type: FIELD_TYPES[x[2].replace(/\s/g, '')] })) : null;
+    }
+    const vars = {};
+    for (const m of text.matchAll(/((?:@\w+\s*(?:\([^)]*\))?\s*)+)var\s*<\s*uniform\s*>\s*\w+\s*:\s*(\w+)\s*;/g)) {
+        const g = /@group\s*\(\s*(\d+)\s*\)/.exec(m[1]), b = /@binding\s*\(\s*(\d+)\s*\)/.exec(m[1]);
+        if (g && b && m[2] in structs)
+            vars[`${g[1]}:${b[1]}`] = { struct: m[2], members: structs[m[2]] };
+    }
+    return vars;
+}
+
+// A uniform binding's fields against its struct's members, when the source has them.
+function checkFields(s, b, structs) {
+    const decl = structs[`${b.group}:${b.binding}`];
+    if (!decl || !decl.members)
+        return;
+    const m = decl.members, f = b.fields;
+    const list = m.map((x) => `${x.name}: ${x.type}`).join(', ');
+    if (m.length !== f.length)
+        throw new FileError(`${b.key}.uniform`, `the module's struct ${decl.struct} has ${m.length} ` +
+                            `members (${list}); the file gives ${f.length} fields`);
+    for (let i = 0; i < m.length; i++)
+        if (m[i].name !== f[i].name || m[i].type !== f[i].type)
+            throw new FileError(`${b.key}.uniform[${i}]`, `the field is "${f[i].name}" (${f[i].type}); ` +
+                                `member ${i} of the module's struct ${decl.struct} is "${m[i].name}" ` +
+                                `(${m[i].type})`);
 }
 
 // One step's bindings of @group(g) against the pipeline's layout.
@@ -139,5 +182,8 @@ export async function checkSteps(device, iface) {
                                 `Dawn cannot make the pipeline: ${firstLine(m)}`);
         for (let g = 0; g < 4; g++)
             await checkGroup(device, s, p, g);
+        const structs = uniformStructs(s.source);
+        for (const b of s.bindings.filter((x) => x.kind === 'uniform'))
+            checkFields(s, b, structs);
     }
 }

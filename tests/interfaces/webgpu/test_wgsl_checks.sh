@@ -35,8 +35,8 @@ b0='{ "binding": 0, "tensor": "wf", "layout": "fp32", "access": "write" }'
 b1='{ "binding": 1, "tensor": "w", "layout": "flat", "access": "read" }'
 b2='{ "binding": 2, "tensor": "scales", "layout": "scales", "access": "read" }'
 u3='{ "binding": 3, "uniform": [ { "name": "N", "type": "uint", "value": "N" },
-     { "name": "K", "type": "uint", "value": "K" }, { "name": "gs", "type": "uint", "value": "gs" },
-     { "name": "stride", "type": "uint", "value": "N" } ] }'
+     { "name": "K", "type": "uint", "value": "K" }, { "name": "group_size", "type": "uint", "value": "gs" },
+     { "name": "scales_stride", "type": "uint", "value": "N" } ] }'
 run() { "$q4cts" run --api webgpu --strict "${one[@]}" --interface f.json "$@"; }
 
 # ---- the file's own rules (no worker needed) ----
@@ -111,6 +111,19 @@ file "$b0, $b1, $b2, $u3" '' ro.wgsl
 expect 2 'f.json: steps\[0\].bindings\[0\]: @group\(0\) @binding\(0\) is var<storage, read> in the module, but the file writes it' -- run
 file "$b0, $b1, $b2, { \"binding\": 3, \"uniform\": [ { \"name\": \"N\", \"type\": \"uint\", \"value\": \"N\" } ] }"
 expect 2 'f.json: steps\[0\].bindings\[3\]: the module.s uniform struct at @group\(0\) @binding\(3\) is 16 bytes; the file.s fields fill 4' -- run
+
+# the uniform struct's members, read from the source: names, types, count; a struct
+# with a member the file cannot describe (a vec2) has its size checked only
+file "$b0, $b1, $b2, ${u3/group_size/gs}"
+expect 2 'f.json: steps\[0\].bindings\[3\].uniform\[2\]: the field is "gs" \(uint\); member 2 of the module.s struct Sizes is "group_size" \(uint\)' -- run
+file "$b0, $b1, $b2, ${u3/\"uint\", \"value\": \"K\"/\"float\", \"value\": \"K\"}"
+expect 2 'f.json: steps\[0\].bindings\[3\].uniform\[1\]: the field is "K" \(float\); member 1 of the module.s struct Sizes is "K" \(uint\)' -- run
+u5="${u3%\] \}}, { \"name\": \"pad\", \"type\": \"uint\", \"value\": 0 } ] }"
+file "$b0, $b1, $b2, $u5"
+expect 2 'f.json: steps\[0\].bindings\[3\].uniform: the module.s struct Sizes has 4 members \(N: uint, K: uint, group_size: uint, scales_stride: uint\); the file gives 5 fields' -- run
+sed 's/^  group_size: u32,/  gk: vec2<u32>,/; /^  scales_stride: u32,/d; s/sizes.group_size/sizes.gk.x/; s/sizes.scales_stride/sizes.gk.y/' k.wgsl >v2.wgsl
+file "$b0, $b1, $b2, $u3" '' v2.wgsl
+expect 0 'Pass +q4cts.dequantize.odd_n4.n4_k16_g16' -- run
 
 # a binding Dawn's layout message does not list as a buffer (a sampler): Dawn's own
 # validation of the bind group decides
