@@ -342,9 +342,10 @@ static void support(const session *s, const q4h_op *op, const q4h_wg_images *im,
     }
     for (int i = 0; i < im->n; i++)
         if (im->total[i] > max_binding || im->total[i] > s->a.max_buffer) {
-            snprintf(why, size, "buffer %s needs %llu bytes; the adapter binds at most %llu "
+            snprintf(why, size, "buffer %s needs %llu bytes; %s binds at most %llu "
                      "(maxStorageBufferBindingSize) in a buffer of at most %llu (maxBufferSize)",
                      im->name[i], (unsigned long long)im->total[i],
+                     max_binding < s->a.max_binding ? "the case's lowered limit" : "the adapter",
                      (unsigned long long)max_binding, (unsigned long long)s->a.max_buffer);
             return;
         }

@@ -158,6 +158,9 @@ expect 0 'exceed maxComputeWorkgroupsPerDimension = 4 even folded over y' -- \
 expect 0 'exceed maxComputeWorkgroupsPerDimension = 3 \(the kernel does not accept a folded grid\)' -- \
   "$q4cts" run --api webgpu --strict --interface "$ex/dequantize.json" \
   --filter q4cts.dequantize.small_device.n64_k512_g32_groups3
+expect 0 'buffer wf.fp32 needs [0-9]+ bytes; the case.s lowered limit binds at most 8192' -- \
+  "$q4cts" run --api webgpu --strict --interface "$ex/dequantize.json" \
+  --filter q4cts.dequantize.small_device.n64_k512_g32_binding8192
 
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]
