@@ -53,7 +53,15 @@ typedef struct q4vk_device_info {
     uint64_t device_local_bytes;  /* largest device-local heap */
     uint64_t max_alloc_bytes;     /* maxMemoryAllocationSize: the largest one buffer can be
                                      (4 GiB - 2 MiB on the H200, below maxStorageBufferRange) */
+    /* launcher policy, not a device limit: linear_q4gsw and its backward take their dense
+     * path (W dequantized into fp32 scratch, then a GEMM of fp32 operands; docs/perf.md)
+     * from this M up, where its scratch fits. Q4VK_DENSE_MIN_M unless
+     * q4vk_options.dense_min_m says otherwise. */
+    uint64_t dense_min_m;
 } q4vk_device_info;
+
+/* The default of q4vk_device_info.dense_min_m. */
+#define Q4VK_DENSE_MIN_M 2048
 
 /* Fills up to `max` entries; *count gets the number of devices. No device is Q4_ERR_UNSUPPORTED. */
 q4_status q4vk_enumerate(q4vk_device_info *infos, int max, int *count, q4_error *err);
@@ -120,6 +128,8 @@ typedef struct q4vk_options {
     q4vk_faults faults;
     q4vk_test_limits test_limits; /* tests only; all 0 = none, else also Q4CTS_TEST_LIMITS */
     q4vk_probes probes;           /* all off = none */
+    uint64_t dense_min_m;         /* q4vk_device_info.dense_min_m of the context; 0 = the
+                                     default, Q4VK_DENSE_MIN_M (q4cts perf --dense-min-m) */
 } q4vk_options;
 
 q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err);

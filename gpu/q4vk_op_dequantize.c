@@ -2,12 +2,7 @@
  * W_4X8 (SPEC §1). One kernel, dequantize: one invocation per W_4X8 block (8 rows x
  * 4 K), in chunks of 32 (16 k4 x 2 block columns) over a folded grid; every binding is
  * whole (the output is the largest and is refused above the device's binding limit). */
-#include "q4vk_op_args.h"
-
-/* What dequantize.comp reads as push constants. */
-typedef struct dequant_push {
-    uint32_t N, K, gs, N8, KT, chunks;
-} dequant_push;
+#include "q4vk_op_linear.h"
 
 /* dequantize.comp's binding slots. */
 enum { B_W, B_SCALES, B_OUT };
@@ -38,18 +33,31 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
         return st;
 
     q4vk_dispatch d = {0};
-    if ((st = q4vk_op_pipeline(ctx, "dequantize", NULL, &d.pipe, err)))
+    q4vk_dequant_push push;
+    if ((st = q4vk_dequant_dispatch(ctx, a, q4vk_op_to_end(a->out, 0, lim), &push, &d, err)))
+        return st;
+    return q4vk_run(ctx, &d, 1, t, err);
+}
+
+q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
+                                uint64_t out_range, q4vk_dequant_push *push, q4vk_dispatch *d,
+                                q4_error *err)
+{
+    q4_status st;
+    if ((st = q4vk_op_pipeline(ctx, "dequantize", NULL, &d->pipe, err)))
         return st;
     /* chunks of 16 k4 x 2 block columns: (K/64 + 1) * (N/16 + 1) < 2^26 at most, as out
      * (N*K*4 bytes) fits one binding */
+    const uint64_t K = (uint64_t)a->K;
     const uint64_t N8 = (uint64_t)q4_n8(a->N), KT = (K / 4 + 15) / 16;
     const uint64_t chunks = KT * ((N8 + 1) / 2);
-    dequant_push push = {(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
-                         (uint32_t)KT, (uint32_t)chunks};
-    d.bind[B_W] = (q4vk_binding){a->w, 0, w_bytes};
-    d.bind[B_SCALES] = (q4vk_binding){a->scales, 0, s_bytes};
-    d.bind[B_OUT] = (q4vk_binding){a->out, 0, q4vk_op_to_end(a->out, 0, lim)};
-    d.push = &push;
-    q4vk_fold_groups(ctx, (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS, d.groups);
-    return q4vk_run(ctx, &d, 1, t, err);
+    *push = (q4vk_dequant_push){(uint32_t)a->N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8,
+                                (uint32_t)KT, (uint32_t)chunks};
+    d->bind[B_W] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    d->bind[B_SCALES] =
+        (q4vk_binding){a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
+    d->bind[B_OUT] = (q4vk_binding){a->out, 0, out_range};
+    d->push = push;
+    q4vk_fold_groups(ctx, (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS, d->groups);
+    return Q4_OK;
 }

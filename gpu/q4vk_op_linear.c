@@ -1,16 +1,18 @@
 /* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
  *
- * Two kernel variants, named by their kernels:
+ * Three variants, named by their (main) kernels:
  *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup owns 4
  *    block columns (32 rows of W, 64 contiguous bytes per k4 row) and all of K in KT
  *    slices with U blocks in flight each, summed in shared memory; M is a specialisation
  *    constant so the accumulators are exactly M x 8, and at M <= 2 the scale is applied
  *    once per chunk of rows.
- *  - linear_q4gsw_tiled (any M; the choice above 8): the tiled GEMM of q4_gemm.glsl
- *    with a tile picked from the device limits; x and y are split by rows into
- *    several dispatches when they exceed one binding.
+ *  - linear_q4gsw_tiled (any M; the choice above 8 where the dense path is not): the
+ *    tiled GEMM of q4_gemm.glsl with a tile picked from the device limits; x and y
+ *    are split by rows into several dispatches when they exceed one binding.
+ *  - linear_tn_tiled (the choice from M = dense_min_m up, where its scratch fits): the
+ *    dense path of q4vk_op_linear_dense.c, W dequantized into fp32 scratch first.
  * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
- * the two variants, the dispatcher. */
+ * the gemv and tiled variants, the dispatcher. */
 #include <string.h>
 
 #include "q4vk_op_linear.h"
@@ -138,7 +140,8 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     /* Split-K over K when there are too few tiles to fill the device (M = 512). */
     uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, N, K);
     bool ran = false;
-    if (splits > 1 && rows == M && ((st = q4vk_lin_run_split(ctx, &job, splits, &ran, t, err)) || ran))
+    if (splits > 1 && rows == M &&
+        ((st = q4vk_lin_run_split(ctx, &job, splits, NULL, 0, &ran, t, err)) || ran))
         return st;
     return q4vk_lin_run_rows(ctx, &job, rows, t, err);
 }
@@ -156,11 +159,18 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
         return st;
     const char *v = o && o->variant ? o->variant
                   : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV
+                  : q4vk_lin_dense_chosen(q4vk_info(ctx), true, (uint64_t)a->M, (uint64_t)a->N,
+                                          (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED
                   : Q4VK_K_FWD_TILED;
     if (!strcmp(v, Q4VK_K_FWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);
     if (!strcmp(v, Q4VK_K_FWD_TILED))
         return run_tiled(ctx, a, o, lim, t, err);
-    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw has no variant %s; expected %s or %s", v,
-                   Q4VK_K_FWD_TILED, Q4VK_K_FWD_GEMV);
+    if (!strcmp(v, Q4VK_K_TN_TILED)) {
+        const q4vk_lin_dense d = {true, a->x, a->w, a->scales, a->bias, a->y,
+                                  a->M, a->N, a->K, a->gs};
+        return q4vk_lin_run_dense(ctx, &d, o, lim, t, err);
+    }
+    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw has no variant %s; expected %s, %s or %s", v,
+                   Q4VK_K_FWD_TILED, Q4VK_K_FWD_GEMV, Q4VK_K_TN_TILED);
 }

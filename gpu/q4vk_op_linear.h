@@ -1,7 +1,7 @@
 /* q4vk_op_linear.h: private to the launchers of linear_q4gsw, linear_q4gsw_backward
  * and linear_dW (q4vk_op_linear*.c).
  *
- * Four parts:
+ * Five parts:
  *  - "_opts" entry points: the public launchers with their choices made explicit
  *    (kernel variant, tile shape, largest binding), so that tests can run every
  *    variant on every shape and drive the row-split path on a small device limit.
@@ -11,7 +11,9 @@
  *  - The binding slots of the linear kernels (as their layout(binding = n) says).
  *  - The operand checks of the forward and backward and the split-K and row-split
  *    runs of a tiled kernel (q4vk_op_linear_common.c). The checks every launcher
- *    shares are in q4vk_op_args.h. */
+ *    shares are in q4vk_op_args.h.
+ *  - The dense path of the forward and backward for large M (q4vk_op_linear_dense.c),
+ *    with the dequantize kernel's dispatch it reuses (q4vk_op_dequantize.c). */
 #ifndef Q4VK_OP_LINEAR_H
 #define Q4VK_OP_LINEAR_H
 
@@ -39,6 +41,9 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_BWD_GEMV "linear_q4gsw_backward_gemv"
 #define Q4VK_K_DW_TILED "linear_dw_tiled"
 #define Q4VK_K_SPLITK_REDUCE "linear_splitk_reduce"   /* second pass of a split-K GEMM */
+#define Q4VK_K_TN_TILED "linear_tn_tiled"     /* the dense path's GEMM (variant name of the path) */
+#define Q4VK_K_TRANSPOSE "linear_transpose"   /* the dense path's operand transposes */
+#define Q4VK_K_DEQUANT "dequantize"           /* the dense path's weight pass */
 #define Q4VK_GEMV_MAX_M 8
 
 /* BK of the 128x128 tile per tiled kernel, shared by the launchers and their plans.
@@ -49,6 +54,7 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_FWD_BIG_BK 16u
 #define Q4VK_BWD_BIG_BK 8u
 #define Q4VK_DW_BIG_BK 8u
+#define Q4VK_TN_BIG_BK 8u    /* linear_tn_tiled: dW's staging, dW's step */
 
 /* Binding slots (layout(binding = n) of the kernels). The tiled kernels' partials
  * slot receives the split-K slices; unsplit it is bound to any buffer (never used). */
@@ -58,6 +64,8 @@ enum { Q4VK_BWD_DOUT, Q4VK_BWD_W, Q4VK_BWD_SCALES, Q4VK_BWD_DX,
        Q4VK_BWD_PARTIALS, Q4VK_BWD_BINDINGS };       /* linear_q4gsw_backward_tiled, _gemv */
 enum { Q4VK_DW_DOUT, Q4VK_DW_X, Q4VK_DW_DW };        /* linear_dw_tiled */
 enum { Q4VK_RED_PARTIALS, Q4VK_RED_BIAS, Q4VK_RED_OUT };   /* linear_splitk_reduce */
+enum { Q4VK_TN_P, Q4VK_TN_Q, Q4VK_TN_BIAS, Q4VK_TN_OUT, Q4VK_TN_PARTIALS,
+       Q4VK_TN_BINDINGS };                           /* linear_tn_tiled */
 
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                                  const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
@@ -139,9 +147,52 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, const q4vk_lin_tiled *job, uint64
  * linear_splitk_reduce: about `splits` slices, each a whole number of tile.bk deep,
  * write their partial [M, out_cols] outputs to a scratch buffer bound at part_slot,
  * and the reduce adds them in slice order (plus job->bias) into the output. The
- * input is bound whole. Q4_OK with *ran = false, running nothing, when the scratch
- * does not fit one binding of job->limit bytes or one allocation. */
+ * input is bound whole ([M, depth]; or as job binds it, where that gives a range).
+ * The n_pre dispatches `pre` (NULL: none) run first, in the same submission. Q4_OK
+ * with *ran = false, running nothing, when the scratch does not fit one binding of
+ * job->limit bytes or one allocation. */
 q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint32_t splits,
-                             bool *ran, q4vk_timing *t, q4_error *err);
+                             const q4vk_dispatch *pre, int n_pre, bool *ran, q4vk_timing *t,
+                             q4_error *err);
+
+/* ---- q4vk_op_linear_dense.c: the dense path (large M) ---- */
+
+/* A forward (fwd) or backward call as the dense path sees it: the activation act
+ * [M, depth] (x, depth K; or dout, depth N), the output out [M, cols] (y or dx), the
+ * weight and its scales, the forward's bias (NULL = none). Checked by the launcher. */
+typedef struct q4vk_lin_dense {
+    bool fwd;
+    q4vk_buffer *act, *w, *scales, *bias, *out;
+    int64_t M, N, K, gs;
+} q4vk_lin_dense;
+/* NULL when the dense path can run this call on this device: the activation and the
+ * output each in one binding of `limit` bytes, each scratch buffer in one binding and
+ * one allocation, all scratch together in 1/4 of the largest device-local heap; else
+ * what does not fit ("x", "dout", "y", "dx", "the dequantized weight", "the
+ * transposed activation", "the scratch"). */
+const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64_t M,
+                                  uint64_t N, uint64_t K, uint64_t limit);
+/* The launchers' choice: the dense path where M >= info->dense_min_m and it fits. */
+bool q4vk_lin_dense_chosen(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N,
+                           uint64_t K, uint64_t limit);
+/* Runs the dense path: dequantize, transposes, linear_tn_tiled (split-K and the reduce
+ * where few tiles) in one submission. o: tile and splits as for the tiled path.
+ * Q4_ERR_RESOURCE naming what does not fit (q4vk_lin_dense_misfit). */
+q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
+                             const q4vk_linear_opts *o, uint64_t limit, q4vk_timing *t,
+                             q4_error *err);
+
+/* ---- q4vk_op_dequantize.c ---- */
+
+/* What dequantize.comp reads as push constants. */
+typedef struct q4vk_dequant_push {
+    uint32_t N, K, gs, N8, KT, chunks;
+} q4vk_dequant_push;
+/* The dispatch of the dequantize kernel for a (checked) call, its output bound from
+ * offset 0 for out_range bytes; push holds its push constants and must outlive the
+ * run. */
+q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
+                                uint64_t out_range, q4vk_dequant_push *push, q4vk_dispatch *d,
+                                q4_error *err);
 
 #endif

@@ -1,17 +1,19 @@
 /* q4vk_op_linear_backward.c: launcher of linear_q4gsw_backward, dx = dout @ dequant(W)
  * (SPEC §2).
  *
- * Two kernel variants, named by their kernels:
+ * Three variants, named by their (main) kernels:
  *  - linear_q4gsw_backward_gemv (M <= 8): a stream over the packed weights; a workgroup
  *    owns S*R k4 rows (4*S*R columns of dx), its L lanes walk the block columns with R*U
  *    blocks in flight each and are summed in shared memory at the end; M, R and U are
  *    specialisation constants, and at M <= 4 dout is scaled once per block column
  *    instead of every weight.
- *  - linear_q4gsw_backward_tiled (any M; the choice above 8): the tiled GEMM of
- *    q4_gemm.glsl over depth N; dout and dx are split by rows into several
- *    dispatches when they exceed one binding.
+ *  - linear_q4gsw_backward_tiled (any M; the choice above 8 where the dense path is
+ *    not): the tiled GEMM of q4_gemm.glsl over depth N; dout and dx are split by
+ *    rows into several dispatches when they exceed one binding.
+ *  - linear_tn_tiled (the choice from M = dense_min_m up, where its scratch fits): the
+ *    dense path of q4vk_op_linear_dense.c, W dequantized into fp32 scratch first.
  * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
- * the two variants, the dispatcher. */
+ * the gemv and tiled variants, the dispatcher. */
 #include <string.h>
 
 #include "q4vk_op_linear.h"
@@ -133,7 +135,8 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     /* Split-K over N when there are too few tiles to fill the device (M = 512). */
     uint32_t splits = o && o->splits ? o->splits : q4vk_gemm_pick_splits(&tile, M, K, N);
     bool ran = false;
-    if (splits > 1 && rows == M && ((st = q4vk_lin_run_split(ctx, &job, splits, &ran, t, err)) || ran))
+    if (splits > 1 && rows == M &&
+        ((st = q4vk_lin_run_split(ctx, &job, splits, NULL, 0, &ran, t, err)) || ran))
         return st;
     return q4vk_lin_run_rows(ctx, &job, rows, t, err);
 }
@@ -152,11 +155,19 @@ q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_b
         return st;
     const char *v = o && o->variant ? o->variant
                   : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_BWD_GEMV
+                  : q4vk_lin_dense_chosen(q4vk_info(ctx), false, (uint64_t)a->M, (uint64_t)a->N,
+                                          (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED
                   : Q4VK_K_BWD_TILED;
     if (!strcmp(v, Q4VK_K_BWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);
     if (!strcmp(v, Q4VK_K_BWD_TILED))
         return run_tiled(ctx, a, o, lim, t, err);
-    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw_backward has no variant %s; expected %s or %s",
-                   v, Q4VK_K_BWD_TILED, Q4VK_K_BWD_GEMV);
+    if (!strcmp(v, Q4VK_K_TN_TILED)) {
+        const q4vk_lin_dense d = {false, a->dout, a->w, a->scales, NULL, a->dx,
+                                  a->M, a->N, a->K, a->gs};
+        return q4vk_lin_run_dense(ctx, &d, o, lim, t, err);
+    }
+    return q4_fail(err, Q4_ERR_ARG,
+                   "linear_q4gsw_backward has no variant %s; expected %s, %s or %s", v,
+                   Q4VK_K_BWD_TILED, Q4VK_K_BWD_GEMV, Q4VK_K_TN_TILED);
 }

@@ -143,7 +143,8 @@ typedef struct reduce_push {
 } reduce_push;
 
 q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint32_t splits,
-                             bool *ran, q4vk_timing *t, q4_error *err)
+                             const q4vk_dispatch *pre, int n_pre, bool *ran, q4vk_timing *t,
+                             q4_error *err)
 {
     const q4vk_device_info *info = q4vk_info(ctx);
     const q4vk_gemm_tile *tile = &job->tile;
@@ -157,39 +158,49 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
     const q4vk_binding out = job->bind[job->out_slot];
     q4vk_pipeline *p_red;
     q4vk_buffer *part = NULL;
+    q4vk_dispatch *d = NULL;
     q4_status st;
     *ran = false;
     if (p_bytes > job->limit || (info->max_alloc_bytes && p_bytes > info->max_alloc_bytes))
         return Q4_OK;
-    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_SPLITK_REDUCE, NULL, &p_red, err)) ||
-        (st = q4vk_buffer_create(ctx, (size_t)p_bytes, &part, err)))
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_SPLITK_REDUCE, NULL, &p_red, err)))
         return st;
+    if (!(d = calloc((size_t)n_pre + 2, sizeof *d)))
+        return q4_fail(err, Q4_ERR_NOMEM, "out of host memory for %d dispatches", n_pre + 2);
+    if ((st = q4vk_buffer_create(ctx, (size_t)p_bytes, &part, err))) {
+        free(d);
+        return st;
+    }
 
     push.tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
     push.tiles_total = (uint32_t)((M + tile->bm - 1) / tile->bm) * push.tiles_n;
     reduce_push rp = {(uint32_t)(count / 4), (uint32_t)(out_cols / 4), push.splits,
                       job->bias != NULL};
-    q4vk_dispatch d[2] = {{0}};
-    d[0].pipe = job->pipe;
+    for (int i = 0; i < n_pre; i++)
+        d[i] = pre[i];
+    q4vk_dispatch *g = &d[n_pre], *r = &d[n_pre + 1];
+    g->pipe = job->pipe;
     for (uint32_t b = 0; b < job->n_bind; b++)
-        d[0].bind[b] = job->bind[b];
-    d[0].bind[job->in_slot].range = M * depth * 4;
-    d[0].bind[job->part_slot] = (q4vk_binding){part, 0, p_bytes};
+        g->bind[b] = job->bind[b];
+    if (!g->bind[job->in_slot].range)
+        g->bind[job->in_slot].range = M * depth * 4;
+    g->bind[job->part_slot] = (q4vk_binding){part, 0, p_bytes};
     /* Bound but not written by the GEMM pass; the reduce writes it (to the end of its
      * buffer, so an out-of-bounds write reaches the guard words). */
-    d[0].bind[job->out_slot] = (q4vk_binding){out.buf, 0, q4vk_op_to_end(out.buf, 0, job->limit)};
-    d[0].push = &push;
-    q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * push.splits, d[0].groups);
-    d[1].pipe = p_red;
-    d[1].bind[Q4VK_RED_PARTIALS] = (q4vk_binding){part, 0, p_bytes};
+    g->bind[job->out_slot] = (q4vk_binding){out.buf, 0, q4vk_op_to_end(out.buf, 0, job->limit)};
+    g->push = &push;
+    q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * push.splits, g->groups);
+    r->pipe = p_red;
+    r->bind[Q4VK_RED_PARTIALS] = (q4vk_binding){part, 0, p_bytes};
     /* No bias: any buffer fills the binding (the kernel never reads it). */
-    d[1].bind[Q4VK_RED_BIAS] = job->bias ? (q4vk_binding){job->bias, 0, out_cols * 4}
-                                         : (q4vk_binding){part, 0, p_bytes};
-    d[1].bind[Q4VK_RED_OUT] = d[0].bind[job->out_slot];
-    d[1].push = &rp;
-    q4vk_fold_groups(ctx, (count / 4 + 255) / 256, d[1].groups);
-    st = q4vk_run(ctx, d, 2, t, err);
+    r->bind[Q4VK_RED_BIAS] = job->bias ? (q4vk_binding){job->bias, 0, out_cols * 4}
+                                       : (q4vk_binding){part, 0, p_bytes};
+    r->bind[Q4VK_RED_OUT] = g->bind[job->out_slot];
+    r->push = &rp;
+    q4vk_fold_groups(ctx, (count / 4 + 255) / 256, r->groups);
+    st = q4vk_run(ctx, d, n_pre + 2, t, err);
     q4vk_buffer_destroy(ctx, part);
+    free(d);
     if (st == Q4_OK)
         *ran = true;
     return st;

@@ -4,7 +4,8 @@
  * error, and static-check findings apply to the cases that run the module.
  *
  * Each plan makes the launcher's own choices through the launcher's own helpers
- * (q4vk_op_linear.h: the gemv bound on M, the tile, the split-K count, the row split;
+ * (q4vk_op_linear.h: the gemv bound on M, the dense path's choice, the tile, the
+ * split-K count, the row split;
  * q4vk_op_requant.c: the flat kernel only where K % 8 != 0); gpu/tests checks a plan
  * against the pipelines a launcher really creates. */
 #include "q4vk_op_args.h"
@@ -30,12 +31,29 @@ static void tiled(const q4vk_device_info *info, const char *kernel, uint64_t M,
         add(p, Q4VK_K_SPLITK_REDUCE);
 }
 
+/* The dense path (q4vk_op_linear_dense.c) of a forward (fwd) or backward call: the
+ * weight's dequantize, the transposes, linear_tn_tiled, and the reduce where split. */
+static void dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N, uint64_t K,
+                  q4vk_plan *p)
+{
+    const uint64_t depth = fwd ? K : N, cols = fwd ? N : K;
+    add(p, Q4VK_K_DEQUANT);
+    add(p, Q4VK_K_TRANSPOSE);
+    add(p, Q4VK_K_TN_TILED);
+    const q4vk_gemm_tile tile = q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK);
+    if (q4vk_gemm_pick_splits(&tile, M, cols, depth) > 1)
+        add(p, Q4VK_K_SPLITK_REDUCE);
+}
+
 void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
                             q4vk_plan *p)
 {
     p->n = 0;
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_FWD_GEMV);
+    else if (q4vk_lin_dense_chosen(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+                                   q4vk_op_limit_of(info, 0)))
+        dense(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
     else
         tiled(info, Q4VK_K_FWD_TILED, (uint64_t)M, (uint64_t)K, (uint64_t)N, (uint64_t)K,
               Q4VK_FWD_BIG_BK, p);
@@ -47,6 +65,9 @@ void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, in
     p->n = 0;
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_BWD_GEMV);
+    else if (q4vk_lin_dense_chosen(info, false, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+                                   q4vk_op_limit_of(info, 0)))
+        dense(info, false, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
     else
         tiled(info, Q4VK_K_BWD_TILED, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)N,
               Q4VK_BWD_BIG_BK, p);

@@ -355,6 +355,7 @@ static q4_status device_info(VkPhysicalDevice pd, uint32_t instance_api, int ind
             info->device_local_bytes = mem.memoryHeaps[i].size;
     caps->max_alloc_bytes = maint3.maxMemoryAllocationSize;
     info->max_alloc_bytes = maint3.maxMemoryAllocationSize;
+    info->dense_min_m = Q4VK_DENSE_MIN_M;
     caps->limits = props.limits;
     return Q4_OK;
 }
@@ -661,6 +662,8 @@ q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err
     ctx->phys = pds[chosen];
     if ((st = device_info(ctx->phys, api, chosen, &ctx->info, &caps, err)) != Q4_OK)
         goto fail;
+    if (opt->dense_min_m)
+        ctx->info.dense_min_m = opt->dense_min_m;
     if ((st = device_create(ctx, &caps, err)) != Q4_OK)
         goto fail;
     if ((st = q4vk_apply_test_limits(ctx, &opt->test_limits, err)) != Q4_OK)

@@ -1,9 +1,9 @@
 /* test_gpu_linear.c: GPU tests of dequantize, linear_q4gsw, linear_q4gsw_backward and
  * linear_dW (Check, ctest name gpu.linear).
  *
- * Every kernel variant (gemv for M <= 8, tiled with several tile shapes, forced onto
- * shapes of any M through the launchers' _opts entry points) runs on small shapes that
- * hit the edges: odd N4 (N = 12, 20, 132), partial tiles in every dimension, M = 1,
+ * Every kernel variant (gemv for M <= 8, tiled with several tile shapes, the dense
+ * path (dequantize, transposes, linear_tn_tiled), forced onto shapes of any M through
+ * the launchers' _opts entry points) runs on small shapes that hit the edges: odd N4 (N = 12, 20, 132), partial tiles in every dimension, M = 1,
  * several quantization groups, bias on and off, zero scales, shapes spanning many
  * workgroups, and the row split over several bindings (a small binding limit). Each
  * result is judged elementwise against the fp64 truth of q4ref with its bound (SPEC
@@ -215,6 +215,63 @@ START_TEST(fwd_splitk)
 }
 END_TEST
 
+/* The dense path (q4vk_op_linear_dense.c) forced onto small shapes: M % 4 != 0 (the
+ * transposed activation's padding), odd N4, partial tiles, many groups, bias, split-K,
+ * every tile shape. */
+START_TEST(fwd_dense)
+{
+    rng_seed(106);
+    q4vk_linear_opts o = opts(Q4VK_K_TN_TILED, &T64, 0);
+    fwd_case(1, 12, 32, 8, 1, &o);      /* one row, padded to 4 */
+    fwd_case(67, 132, 200, 8, 0, &o);   /* odd N4, partial tiles, 25 groups */
+    o.tile = &T128;
+    fwd_case(130, 264, 200, 8, 1, &o);
+    o.tile = &T64x128;
+    fwd_case(70, 132, 48, 48, 0, &o);
+    o.tile = &T32x64;
+    fwd_case(33, 20, 36, 12, 1, &o);
+    o.tile = &T64;
+    o.splits = 3;
+    fwd_case(67, 132, 200, 8, 1, &o);   /* split-K, bias added by the reduce */
+    o = opts(Q4VK_K_TN_TILED, NULL, 0);
+    fwd_case(70, 64, 2048, 128, 1, &o); /* the launcher's tile and split */
+}
+END_TEST
+
+/* What the dense path needs, in the order checked (pure: no device work). */
+START_TEST(dense_fits)
+{
+    q4vk_device_info info = *q4vk_info(ctx);
+    info.max_alloc_bytes = 0;
+    info.device_local_bytes = 0;
+    ck_assert_ptr_null(q4vk_lin_dense_misfit(&info, true, 4, 16, 32, 2048));
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, true, 4, 16, 32, 256), "x");
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, false, 4, 32, 16, 256), "dout");
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, true, 4, 64, 16, 512), "y");
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, false, 4, 16, 64, 512), "dx");
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, true, 4, 16, 32, 1024),
+                     "the dequantized weight");
+    /* M = 5 is padded to 8 rows: x 640 bytes, W 512, x^T 1024 */
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, true, 5, 4, 32, 768),
+                     "the transposed activation");
+    info.max_alloc_bytes = 768;   /* one allocation smaller than a binding */
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, true, 5, 4, 32, 4096),
+                     "the transposed activation");
+    /* forward scratch: 2 x 512 (W, W^T) + 1024 (x^T) = 2048 bytes, a quarter of 8192 */
+    info.max_alloc_bytes = 0;
+    info.device_local_bytes = 8192;
+    ck_assert_ptr_null(q4vk_lin_dense_misfit(&info, true, 5, 4, 32, 4096));
+    info.device_local_bytes = 8188;
+    ck_assert_str_eq(q4vk_lin_dense_misfit(&info, true, 5, 4, 32, 4096), "the scratch");
+    /* the choice: from dense_min_m up, where it fits */
+    info.device_local_bytes = 0;
+    info.dense_min_m = 5;
+    ck_assert(q4vk_lin_dense_chosen(&info, true, 5, 4, 32, 4096));
+    ck_assert(!q4vk_lin_dense_chosen(&info, true, 4, 4, 32, 4096));
+    ck_assert(!q4vk_lin_dense_chosen(&info, true, 5, 4, 32, 768));
+}
+END_TEST
+
 /* ---------------- backward ---------------- */
 
 static void bwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, const q4vk_linear_opts *o)
@@ -304,6 +361,25 @@ START_TEST(bwd_splitk)
     o.splits = 5;
     bwd_case(33, 20, 36, 12, &o);       /* 5 asked, 3 slices of one BK step */
     o = opts(NULL, NULL, 0);
+    bwd_case(70, 2048, 64, 64, &o);     /* the launcher's split */
+}
+END_TEST
+
+START_TEST(bwd_dense)
+{
+    rng_seed(205);
+    q4vk_linear_opts o = opts(Q4VK_K_TN_TILED, &T64, 0);
+    bwd_case(1, 12, 32, 8, &o);
+    bwd_case(3, 20, 72, 24, &o);        /* depth N = 20: a partial step */
+    bwd_case(67, 132, 96, 32, &o);      /* odd N4 as depth, partial tiles */
+    o.tile = &T128;
+    bwd_case(130, 264, 200, 8, &o);
+    o.tile = &T32x64;
+    bwd_case(33, 20, 36, 12, &o);
+    o.tile = &T64;
+    o.splits = 3;
+    bwd_case(67, 132, 96, 32, &o);      /* split over N */
+    o = opts(Q4VK_K_TN_TILED, NULL, 0);
     bwd_case(70, 2048, 64, 64, &o);     /* the launcher's split */
 }
 END_TEST
@@ -514,6 +590,18 @@ START_TEST(bad_args)
     CK_FAILS(Q4_ERR_ARG, "y and x overlap", q4vk_linear_q4gsw(ctx, &fa, NULL, &err_));
     fa.y = y_small;
 
+    /* the dense variant where its operands do not fit: named */
+    {
+        q4vk_linear_opts od = opts(Q4VK_K_TN_TILED, NULL, 256);
+        q4vk_linear_args a4 = fa;
+        a4.M = 4;
+        a4.K = 32;
+        a4.gs = 8;
+        CK_FAILS(Q4_ERR_RESOURCE, "variant linear_tn_tiled cannot run M = 4, N = 16, K = 32 on "
+                                  "this device: x does not fit",
+                 q4vk_linear_q4gsw_opts(ctx, &a4, &od, NULL, &err_));
+    }
+
     /* variants: unknown, and gemv beyond M = 8 */
     q4vk_linear_opts o = opts("linear_q4gsw_bogus", NULL, 0);
     CK_FAILS(Q4_ERR_ARG, "has no variant linear_q4gsw_bogus",
@@ -582,10 +670,13 @@ int main(void)
     ADD(s, fwd_auto_and_many_groups);
     ADD(s, fwd_split);
     ADD(s, fwd_splitk);
+    ADD(s, fwd_dense);
+    ADD(s, dense_fits);
     ADD(s, bwd_gemv);
     ADD(s, bwd_tiled);
     ADD(s, bwd_auto_and_split);
     ADD(s, bwd_splitk);
+    ADD(s, bwd_dense);
     ADD(s, dw_shapes);
     ADD(s, dequant_shapes);
     ADD(s, bad_args);

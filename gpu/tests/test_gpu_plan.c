@@ -1,7 +1,7 @@
 /* test_gpu_plan.c: each launcher's plan (q4vk_op_plan.c) names exactly the kernels
  * whose pipelines the launcher creates when it runs the same call on this device,
- * for every variant: gemv and tiled, with and without split-K, requant with and
- * without the flat kernel. Reads the context's pipeline list (q4vk_runtime.h). */
+ * for every variant: gemv, tiled and dense, with and without split-K, requant with
+ * and without the flat kernel. Reads the context's pipeline list (q4vk_runtime.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,9 @@ static void agree(const char *what, const q4vk_plan *p)
     q4vk_pipelines_destroy(ctx, true);
 }
 
-static void linear(int64_t M, int64_t N, int64_t K, int backward)
+/* The plan and the pipelines of one linear call agree; the plan holds kernel `must`
+ * (NULL: any) and n kernels (0: any number). */
+static void linear_must(int64_t M, int64_t N, int64_t K, int backward, const char *must, int n)
 {
     const int64_t gs = 32;
     q4vk_buffer *a = ones((size_t)(M * (backward ? N : K)));
@@ -66,11 +68,21 @@ static void linear(int64_t M, int64_t N, int64_t K, int backward)
         CK_OK(q4vk_linear_q4gsw(ctx, &args, NULL, &err_));
         q4vk_linear_q4gsw_plan(q4vk_info(ctx), M, N, K, &p);
     }
+    int found = must == NULL;
+    for (int i = 0; i < p.n; i++)
+        found |= must && !strcmp(p.kernels[i], must);
+    ck_assert_msg(found, "%s: the plan does not name %s", what, must);
+    ck_assert_msg(n == 0 || p.n == n, "%s: the plan names %d kernels, expected %d", what, p.n, n);
     agree(what, &p);
     q4vk_buffer_destroy(ctx, a);
     q4vk_buffer_destroy(ctx, w);
     q4vk_buffer_destroy(ctx, s);
     q4vk_buffer_destroy(ctx, y);
+}
+
+static void linear(int64_t M, int64_t N, int64_t K, int backward)
+{
+    linear_must(M, N, K, backward, NULL, 0);
 }
 
 START_TEST(linear_plans)
@@ -81,6 +93,24 @@ START_TEST(linear_plans)
     linear(1, 64, 64, 1);
     linear(16, 64, 64, 1);
     linear(16, 4096, 64, 1);   /* split over N */
+}
+END_TEST
+
+/* From M = dense_min_m up: the dense path, with and without split-K; and the tiled
+ * path where the dense path's operands do not fit one binding. */
+START_TEST(dense_plans)
+{
+    const int64_t m = (int64_t)q4vk_info(ctx)->dense_min_m;
+    const char *tn = "linear_tn_tiled";
+    linear_must(m, 64, 64, 0, tn, 3);      /* dequantize, transpose, GEMM */
+    linear_must(m, 64, 2048, 0, tn, 4);    /* and the reduce: few tiles, deep K */
+    linear_must(m, 64, 64, 1, tn, 3);
+    linear_must(m, 2048, 64, 1, tn, 4);    /* split over N */
+    const q4vk_test_limits small = {.max_binding = (uint64_t)m * 64 * 4 / 2};
+    CK_OK(q4vk_set_test_limits(ctx, &small, &err_));
+    linear_must(m, 64, 64, 0, "linear_q4gsw_tiled", 1);   /* x needs two bindings */
+    linear_must(m, 64, 64, 1, "linear_q4gsw_backward_tiled", 1);
+    CK_OK(q4vk_set_test_limits(ctx, NULL, &err_));
 }
 END_TEST
 
@@ -121,6 +151,7 @@ int main(void)
     TCase *tc = tcase_create("plan");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, linear_plans);
+    tcase_add_test(tc, dense_plans);
     tcase_add_test(tc, requant_plans);
     suite_add_tcase(s, tc);
     return gpu_test_run(srunner_create(s), ctx);
