@@ -96,6 +96,9 @@ static const char usage[] =
     "  --warmup-ms MS       ... and at least MS of wall time (default 500), so that an\n"
     "                       idle GPU is back at full clocks before timing starts\n"
     "  --baseline FILE      perf: compare with a saved --json; >10% slower exits 1\n"
+    "  --dense-min-m M      perf: the q4 linears take their dense path (W dequantized,\n"
+    "                       then an fp32 GEMM; docs/perf.md) from this M up, not 2048;\n"
+    "                       an M above every case's keeps the tiled kernels\n"
     "\n"
     "Compare:\n"
     "  --factor F           list margins that grew or shrank more than F times (default 2)\n"
@@ -274,7 +277,7 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_KERNEL, OPT_INTERFACE, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE,
        OPT_HELP, OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
        OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT, OPT_JOBS, OPT_DEVICES,
-       OPT_FLAKE_RETRIES };
+       OPT_FLAKE_RETRIES, OPT_DENSE_MIN_M };
 
 typedef struct option_def {
     const char *name;
@@ -310,6 +313,7 @@ static const option_def opts[] = {
     { "warmup", 1, OPT_WARMUP },
     { "warmup-ms", 1, OPT_WARMUP_MS },
     { "baseline", 1, OPT_BASELINE },
+    { "dense-min-m", 1, OPT_DENSE_MIN_M },
     { "factor", 1, OPT_FACTOR },
     { "jobs", 1, OPT_JOBS },
     { "devices", 1, OPT_DEVICES },
@@ -389,6 +393,11 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_WARMUP_MS:
         st = parse_uint("--warmup-ms", value, 3600000, &v, err);
         cli->perf_warmup_ms = (int)v;
+        break;
+    case OPT_DENSE_MIN_M:
+        if ((st = parse_uint("--dense-min-m", value, UINT32_MAX, &v, err)) == Q4_OK && v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--dense-min-m expects at least 1, got 0");
+        cli->dense_min_m = v;
         break;
     case OPT_TIMEOUT:
         if ((st = parse_uint("--timeout", value, 86400, &v, err)) == Q4_OK && v == 0)
@@ -502,6 +511,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                                          cli->flaky_every))
         return q4_fail(err, Q4_ERR_ARG, "--jobs, --devices, --flake-retries and --inject-fault "
                        "flaky@N apply to run only, not %s", cli->command);
+    if (cli->dense_min_m && strcmp(cli->command, "perf"))
+        return q4_fail(err, Q4_ERR_ARG, "--dense-min-m applies to perf only, not %s",
+                       cli->command);
     if (cli->device && cli->n_devices)
         return q4_fail(err, Q4_ERR_ARG, "give --device or --devices, not both");
     if (!cli->jobs)
@@ -525,6 +537,7 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                             : !strcmp(cli->command, "replay") ? "replay"
                             : !strcmp(cli->command, "kernels") ? "kernels"
                             : !strcmp(cli->command, "perf") && cli->n_kernels ? "perf --kernel"
+                            : cli->dense_min_m ? "--dense-min-m"
                             : NULL;
         if (vk_only)
             return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu "

@@ -44,6 +44,7 @@ typedef struct q4h_cli {
     size_t n_interfaces;
     q4vk_faults faults;
     int perf_reps, perf_warmup, perf_warmup_ms;
+    uint64_t dense_min_m;           /* perf --dense-min-m: q4vk_options.dense_min_m (0: default) */
     double factor;                  /* compare --factor (default 2) */
     q4h_api api;                    /* --api vulkan|webgpu */
     int jobs;                       /* --jobs: worker processes at once (default 1, or one

@@ -88,6 +88,19 @@ if "$q4cts" devices >/dev/null 2>&1; then
   expect 2 'adamw_step=push.spv: .*push-constant block is 36 bytes, expected 32' -- perf --kernel adamw_step=push.spv
   expect 2 'no selected case runs kernel dequantize on this device' -- perf --kernel dequantize=dequantize.spv
   grep -q "^$one " out.txt && fail "perf timed a case although the override was refused"
+  # perf --dense-min-m (issue 14) moves the q4 linears' dense-path threshold, so that
+  # one session times both paths of a shape: M = 16 takes the dense path's GEMM from
+  # M = 9 (an override of it is then run), not by default; the report says so.
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o tn.spv "$shaders/linear_tn_tiled.comp"
+  lin=q4cts.linear_q4gsw.custom.m16_n64_k64_g32
+  expect 0 '^linear dense path from M = 9$' -- "$q4cts" perf --filter $lin --reps 2 --warmup 1 \
+    --warmup-ms 0 --dense-min-m 9 --kernel linear_tn_tiled=tn.spv --json dense.json
+  grep -q "^$lin " out.txt || fail "perf --dense-min-m timed no row for $lin"
+  grep -q '"linear_dense_min_m": "9"' dense.json || fail "dense.json does not name the threshold"
+  expect 2 'no selected case runs kernel linear_tn_tiled on this device' -- \
+    "$q4cts" perf --filter $lin --reps 2 --kernel linear_tn_tiled=tn.spv
+  expect 2 '--dense-min-m applies to perf only, not run' -- "$q4cts" run --filter $lin --dense-min-m 9
+  expect 2 '--dense-min-m expects at least 1, got 0' -- "$q4cts" perf --filter $lin --dense-min-m 0
 else
   echo "no Vulkan device: the accepted module is not run"
 fi
