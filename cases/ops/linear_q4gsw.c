@@ -70,6 +70,9 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.large.m128_n1028_k128_g32",
     "q4cts.linear_q4gsw.large.m1_n4096_k1024_g128",
     "q4cts.linear_q4gsw.large.m2_n2048_k2048_g64",
+    /* M >= 2048: the dense path (dequantize, transposes, linear_tn_tiled) */
+    "q4cts.linear_q4gsw.large.m2050_n36_k64_g32_b1",
+    "q4cts.linear_q4gsw.large.m2048_n68_k1040_g16_b1",
     "q4cts.linear_q4gsw.custom.m3_n44_k96_g32",
     /* value classes */
     "q4cts.linear_q4gsw.custom.m3_n44_k96_g32.wide",
@@ -91,6 +94,8 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1_binding98304",
     "q4cts.linear_q4gsw.small_device.m4_n96_k128_g64_groups2_invocations128",
     "q4cts.linear_q4gsw.small_device.m5_n32_k256_g32_shared16384",
+    "q4cts.linear_q4gsw.small_device.m2050_n16_k64_g32_groups16",
+    "q4cts.linear_q4gsw.small_device.m2048_n16_k64_g32_binding262144",
     NULL,
 };
 

@@ -55,6 +55,9 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.large.m300_n264_k512_g128",
     "q4cts.linear_q4gsw_backward.large.m128_n1028_k128_g32",
     "q4cts.linear_q4gsw_backward.large.m1_n1024_k4096_g128",
+    /* M >= 2048: the dense path (dequantize, transpose, linear_tn_tiled) */
+    "q4cts.linear_q4gsw_backward.large.m2050_n44_k96_g32",
+    "q4cts.linear_q4gsw_backward.large.m2049_n1036_k64_g32",
     "q4cts.linear_q4gsw_backward.custom.m3_n44_k96_g32",
     /* value classes */
     "q4cts.linear_q4gsw_backward.grouped.m8_n32_k64_g32.wide",
@@ -71,6 +74,8 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.small_device.m4_n64_k128_g64_groups8_binding8192_shared16384_invocations128",
     "q4cts.linear_q4gsw_backward.small_device.m130_n64_k192_g32_groups4",
     "q4cts.linear_q4gsw_backward.small_device.m3_n32_k72_g24_groups4",
+    "q4cts.linear_q4gsw_backward.small_device.m2050_n64_k16_g16_groups16",
+    "q4cts.linear_q4gsw_backward.small_device.m2048_n64_k16_g16_binding262144",
     NULL,
 };
 
