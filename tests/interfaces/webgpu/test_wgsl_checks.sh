@@ -132,6 +132,31 @@ file "$b0, $b1, $b2, $u3, { \"binding\": 4, \"scratch\": \"s\" }" '' smp.wgsl
 sed -i 's/"steps"/"scratch": [ { "name": "s", "bytes": 16 } ], "steps"/' f.json
 expect 2 'f.json: steps\[0\].bindings: Dawn refuses the bindings of @group\(0\) against the module.s layout: ' -- run
 
+# ---- a worker that fails the check message: it ends, or answers with another frame
+# (a stand-in worker.mjs that says hello, then does as FAKE says) ----
+mkdir -p fake
+cat >fake/worker.mjs <<'JS'
+import fs from 'node:fs';
+const frame = (type, json) => {
+    const body = Buffer.from(JSON.stringify(json));
+    const head = Buffer.alloc(16);
+    head.writeUInt32LE(0x47573451, 0); head.writeUInt32LE(type, 4);
+    head.writeUInt32LE(body.length, 8); head.writeUInt32LE(0, 12);
+    fs.writeSync(4, Buffer.concat([head, body]));
+};
+frame(1, { protocol: 1, adapter: {}, limits: {}, features: [] });
+fs.readSync(3, Buffer.alloc(16), 0, 16, null);   // the check message's head
+if (process.env.FAKE === 'hello')
+    frame(1, { protocol: 1 });
+process.exit(0);
+JS
+file "$b0, $b1, $b2, $u3"
+expect 2 'the WebGPU worker did not check f.json: it ended' -- env Q4CTS_WEBGPU_DIR="$PWD/fake" FAKE=gone \
+  Q4CTS_WGSL_DIR="$src/gpu/wgsl" "$q4cts" run --api webgpu "${one[@]}" --interface f.json
+expect 2 'the WebGPU worker did not check f.json: it answered with another frame' -- \
+  env Q4CTS_WEBGPU_DIR="$PWD/fake" FAKE=hello Q4CTS_WGSL_DIR="$src/gpu/wgsl" \
+  "$q4cts" run --api webgpu "${one[@]}" --interface f.json
+
 # ---- overrides of every type, constant or not (the check gives 1 to those that
 # depend on the case) ----
 sed 's/^override WG_SIZE: u32 = 64u;/&\noverride ONE: f32;\noverride HALF: f32;\noverride ZERO: i32;/; s/) \* s;$/) * s * ONE * (2.0 * HALF) + f32(ZERO);/' \
