@@ -43,7 +43,8 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_SPLITK_REDUCE "linear_splitk_reduce"   /* second pass of a split-K GEMM */
 #define Q4VK_K_TN_TILED "linear_tn_tiled"     /* the dense path's GEMM (variant name of the path) */
 #define Q4VK_K_TRANSPOSE "linear_transpose"   /* the dense path's operand transposes */
-#define Q4VK_K_DEQUANT "dequantize"           /* the dense path's weight pass */
+#define Q4VK_K_DEQUANT "dequantize"           /* the dense backward's weight pass */
+#define Q4VK_K_DEQUANT_T "dequantize_t"       /* the dense forward's: W^T */
 #define Q4VK_GEMV_MAX_M 8
 
 /* BK of the 128x128 tile per tiled kernel, shared by the launchers and their plans.
@@ -166,8 +167,9 @@ typedef struct q4vk_lin_dense {
     int64_t M, N, K, gs;
 } q4vk_lin_dense;
 /* NULL when the dense path can run this call on this device: the activation and the
- * output each in one binding of `limit` bytes, each scratch buffer in one binding and
- * one allocation, all scratch together in 1/4 of the largest device-local heap; else
+ * output each in one binding of `limit` bytes, each scratch buffer (the dequantized
+ * weight, the transposed activation) in one binding and one allocation, both together
+ * in 1/4 of the largest device-local heap; else
  * what does not fit ("x", "dout", "y", "dx", "the dequantized weight", "the
  * transposed activation", "the scratch"). */
 const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64_t M,
@@ -175,7 +177,8 @@ const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64
 /* The launchers' choice: the dense path where M >= info->dense_min_m and it fits. */
 bool q4vk_lin_dense_chosen(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N,
                            uint64_t K, uint64_t limit);
-/* Runs the dense path: dequantize, transposes, linear_tn_tiled (split-K and the reduce
+/* Runs the dense path: dequantize_t (forward) or dequantize (backward), the activation's
+ * transpose, linear_tn_tiled (split-K and the reduce
  * where few tiles) in one submission. o: tile and splits as for the tiled path.
  * Q4_ERR_RESOURCE naming what does not fit (q4vk_lin_dense_misfit). */
 q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,

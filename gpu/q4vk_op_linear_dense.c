@@ -6,14 +6,14 @@
  * three on the H200):
  *   forward   y [M, N]  = P^T Q (+ bias)   P = x^T [K, Mp]     Q = W^T [K, N]
  *   backward  dx [M, K] = P^T Q            P = dout^T [N, Mp]  Q = W [N, K]
- * W [N, K] comes from the dequantize kernel; linear_transpose turns the activation
- * (and, for the forward, W) depth-major; Mp is M rounded up to 4. All passes go into
- * the op's one submission, so their time is the op's time. Each dequantized weight is
- * the q4 kernels' own fp32 product (code - 8) * scale, and the GEMM sums each output's
- * terms in depth order with one fma each, so SPEC §3's bound holds as for the q4
- * kernels. The scratch (N*K*4 bytes, twice for the forward, plus depth*Mp*4) is
- * allocated per call; the launchers choose this path only where it fits
- * (q4vk_lin_dense_misfit) and M >= the device's dense_min_m. */
+ * W^T comes from dequantize_t, W from dequantize; linear_transpose turns the
+ * activation depth-major; Mp is M rounded up to 4. All passes go into the op's one
+ * submission, so their time is the op's time. Each dequantized weight is the q4
+ * kernels' own fp32 product (code - 8) * scale, and the GEMM sums each output's terms
+ * in depth order with one fma each, so SPEC §3's bound holds as for the q4 kernels.
+ * The scratch (N*K*4 bytes plus depth*Mp*4) is allocated per call; the launchers
+ * choose this path only where it fits (q4vk_lin_dense_misfit) and M >= the device's
+ * dense_min_m. */
 #include <inttypes.h>
 
 #include "q4vk_op_linear.h"
@@ -21,6 +21,12 @@
 /* All scratch together may take at most this share of the largest device-local heap:
  * the op's own tensors and the caller's must still fit beside it. */
 #define HEAP_SHARE 4
+
+/* What dequantize_t.comp reads as push constants, and its workgroup size. */
+typedef struct dequant_t_push {
+    uint32_t N, K, gs, N8;
+} dequant_t_push;
+#define DEQUANT_T_WG 64
 
 /* What linear_transpose.comp reads as push constants. */
 typedef struct transpose_push {
@@ -31,7 +37,7 @@ const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64
                                   uint64_t N, uint64_t K, uint64_t limit)
 {
     const uint64_t depth = fwd ? K : N, cols = fwd ? N : K, mp = (M + 3) / 4 * 4;
-    const uint64_t wf = N * K * 4, at = depth * mp * 4, scratch = wf * (fwd ? 2 : 1) + at;
+    const uint64_t wf = N * K * 4, at = depth * mp * 4, scratch = wf + at;
     const uint64_t one = info->max_alloc_bytes && info->max_alloc_bytes < limit
                              ? info->max_alloc_bytes : limit;
     if (M * depth * 4 > limit)
@@ -88,7 +94,7 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
         return st;
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);
-    q4vk_pipeline *p_tr;
+    q4vk_pipeline *p_tr, *p_dq = NULL;
     q4vk_lin_tiled job = {
         .n_bind = Q4VK_TN_BINDINGS,
         .in_slot = Q4VK_TN_P, .out_slot = Q4VK_TN_OUT, .part_slot = Q4VK_TN_PARTIALS,
@@ -98,30 +104,39 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
         .tile = tile, .bias = a->bias, .limit = lim,
     };
     if ((st = q4vk_op_pipeline(ctx, Q4VK_K_TN_TILED, &spec, &job.pipe, err)) ||
-        (st = q4vk_op_pipeline(ctx, Q4VK_K_TRANSPOSE, NULL, &p_tr, err)))
+        (st = q4vk_op_pipeline(ctx, Q4VK_K_TRANSPOSE, NULL, &p_tr, err)) ||
+        (a->fwd && (st = q4vk_op_pipeline(ctx, Q4VK_K_DEQUANT_T, NULL, &p_dq, err))))
         return st;
 
-    /* wf: W [N, K]; wt: W^T [K, N] (forward); at: the activation transposed. */
-    q4vk_buffer *wf = NULL, *wt = NULL, *at = NULL;
-    q4vk_dispatch d[4] = {{0}};
+    /* wf: W^T [K, N] (forward) or W [N, K] (backward); at: the activation transposed. */
+    q4vk_buffer *wf = NULL, *at = NULL;
+    q4vk_dispatch d[3] = {{0}};
     q4vk_dequant_push dq;
-    transpose_push tp[2];
+    dequant_t_push dqt;
+    transpose_push tp;
     int n = 0;
-    const q4vk_dequant_args da = {a->w, a->scales, NULL, a->N, a->K, a->gs};
     if ((st = q4vk_buffer_create(ctx, (size_t)(N * K * 4), &wf, err)) ||
-        (a->fwd && (st = q4vk_buffer_create(ctx, (size_t)(N * K * 4), &wt, err))) ||
         (st = q4vk_buffer_create(ctx, (size_t)(depth * mp * 4), &at, err)))
         goto out;
-    q4vk_dequant_args dwf = da;
-    dwf.out = wf;
-    if ((st = q4vk_dequant_dispatch(ctx, &dwf, N * K * 4, &dq, &d[n++], err)))
-        goto out;
-    if (a->fwd)
-        transpose(ctx, p_tr, wf, wt, N, K, N, &tp[1], &d[n++]);
-    transpose(ctx, p_tr, a->act, at, M, depth, mp, &tp[0], &d[n++]);
+    if (a->fwd) {
+        const uint64_t N8 = (uint64_t)q4_n8(a->N);
+        dqt = (dequant_t_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8};
+        d[n].pipe = p_dq;
+        d[n].bind[0] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+        d[n].bind[1] =
+            (q4vk_binding){a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
+        d[n].bind[2] = (q4vk_binding){wf, 0, N * K * 4};
+        d[n].push = &dqt;
+        q4vk_fold_groups(ctx, (K / 4 * N8 + DEQUANT_T_WG - 1) / DEQUANT_T_WG, d[n++].groups);
+    } else {
+        const q4vk_dequant_args da = {a->w, a->scales, wf, a->N, a->K, a->gs};
+        if ((st = q4vk_dequant_dispatch(ctx, &da, N * K * 4, &dq, &d[n++], err)))
+            goto out;
+    }
+    transpose(ctx, p_tr, a->act, at, M, depth, mp, &tp, &d[n++]);
 
     job.bind[Q4VK_TN_P] = (q4vk_binding){at, 0, depth * mp * 4};
-    job.bind[Q4VK_TN_Q] = (q4vk_binding){a->fwd ? wt : wf, 0, depth * cols * 4};
+    job.bind[Q4VK_TN_Q] = (q4vk_binding){wf, 0, depth * cols * 4};
     /* No bias: any buffer fills the binding (the kernel never reads it); the same for
      * the split-K partials when the GEMM is not split. */
     job.bind[Q4VK_TN_BIAS] = a->bias ? (q4vk_binding){a->bias, 0, cols * 4}
@@ -145,7 +160,6 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
     st = q4vk_run(ctx, d, n, t, err);
 out:
     q4vk_buffer_destroy(ctx, wf);
-    q4vk_buffer_destroy(ctx, wt);
     q4vk_buffer_destroy(ctx, at);
     return st;
 }

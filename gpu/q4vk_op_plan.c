@@ -32,12 +32,13 @@ static void tiled(const q4vk_device_info *info, const char *kernel, uint64_t M,
 }
 
 /* The dense path (q4vk_op_linear_dense.c) of a forward (fwd) or backward call: the
- * weight's dequantize, the transposes, linear_tn_tiled, and the reduce where split. */
+ * weight's dequantize (transposed for the forward), the activation's transpose,
+ * linear_tn_tiled, and the reduce where split. */
 static void dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N, uint64_t K,
                   q4vk_plan *p)
 {
     const uint64_t depth = fwd ? K : N, cols = fwd ? N : K;
-    add(p, Q4VK_K_DEQUANT);
+    add(p, fwd ? Q4VK_K_DEQUANT_T : Q4VK_K_DEQUANT);
     add(p, Q4VK_K_TRANSPOSE);
     add(p, Q4VK_K_TN_TILED);
     const q4vk_gemm_tile tile = q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK);

@@ -94,7 +94,7 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.small_device.m24_n128_k1040_g16_b1_binding98304",
     "q4cts.linear_q4gsw.small_device.m4_n96_k128_g64_groups2_invocations128",
     "q4cts.linear_q4gsw.small_device.m5_n32_k256_g32_shared16384",
-    "q4cts.linear_q4gsw.small_device.m2050_n16_k64_g32_groups16",
+    "q4cts.linear_q4gsw.small_device.m2050_n344_k96_g32_groups16",
     "q4cts.linear_q4gsw.small_device.m2048_n16_k64_g32_binding262144",
     NULL,
 };

@@ -4,7 +4,7 @@
 // anywhere they matter: they feed rows >= M only). The GEMM of the dense path of
 // linear_q4gsw and its backward (gpu/q4vk_op_linear_dense.c) on operands its earlier
 // passes prepared: P is x or dout transposed (linear_transpose), Q the weight
-// dequantized (dequantize; transposed too for the forward). Staged like linear_dW's
+// dequantized (dequantize_t: W^T for the forward; dequantize: W for the backward). Staged like linear_dW's
 // operands (q4_gemm_tn.glsl: plain vec4 stores). Split over D (splits > 1) as
 // linear_q4gsw_tiled: each slice writes its partial out to PT[slice] and
 // linear_splitk_reduce adds them and the bias; PT is not touched otherwise.

@@ -1,8 +1,7 @@
 // q4vk: bindings=2 push=16
 // linear_transpose.comp: out[c][r] = in[r][c] for fp32 in [R, C] and out [C, ld]
-// (ld >= R): the first pass of the dense linear path (gpu/q4vk_op_linear_dense.c),
-// which turns x or dout (and, for the forward, the dequantized weight) depth-major for
-// linear_tn_tiled. Columns R..ld-1 of out are not written: linear_tn_tiled reads them
+// (ld >= R): a pass of the dense linear path (gpu/q4vk_op_linear_dense.c), which
+// turns x or dout depth-major for linear_tn_tiled. Columns R..ld-1 of out are not written: linear_tn_tiled reads them
 // (whole vec4) but they feed only output rows it never stores. One workgroup moves a
 // 32 x 32 tile through shared memory (row stride 33: the column reads of the second
 // half fall in 32 different banks), so that 32 invocations read, and write, 128

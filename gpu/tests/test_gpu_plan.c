@@ -102,7 +102,7 @@ START_TEST(dense_plans)
 {
     const int64_t m = (int64_t)q4vk_info(ctx)->dense_min_m;
     const char *tn = "linear_tn_tiled";
-    linear_must(m, 64, 64, 0, tn, 3);      /* dequantize, transpose, GEMM */
+    linear_must(m, 64, 64, 0, tn, 3);      /* dequantize_t, transpose, GEMM */
     linear_must(m, 64, 2048, 0, tn, 4);    /* and the reduce: few tiles, deep K */
     linear_must(m, 64, 64, 1, tn, 3);
     linear_must(m, 2048, 64, 1, tn, 4);    /* split over N */
