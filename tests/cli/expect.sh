@@ -12,3 +12,9 @@ expect() {
   [ "$got" -eq "$want" ] || { fail "$* exited $got, expected $want"; sed 's/^/    /' out.txt | tail -20; return; }
   grep -qE -- "$pattern" out.txt || { fail "$*: no line matches '$pattern'"; sed 's/^/    /' out.txt | tail -20; }
 }
+# await PATTERN FILE: waits up to 60 s until FILE has a line matching PATTERN (a run in
+# the background got that far); returns 1 if it never does.
+await() {
+  for _ in $(seq 1 600); do grep -q -- "$1" "$2" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}

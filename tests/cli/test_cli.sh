@@ -87,16 +87,21 @@ if [ "$mode" = usage ]; then
   expect 2 "cannot read case list 'adir': Is a directory" -- "$q4cts" list --caselist adir
   expect 2 'cannot read the baseline adir: Is a directory' -- "$q4cts" perf --baseline adir
   # perf --baseline takes only a perf report it can compare with, checked before any run.
-  : >empty.json
-  expect 2 'the baseline empty.json is empty; expected the --json of a .q4cts perf. run' -- "$q4cts" perf --baseline empty.json
-  printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR' >random.json
-  expect 2 'the baseline random.json is not JSON' -- "$q4cts" perf --baseline random.json
-  printf '{"q4cts": {"format": 1, "results": []}}\n' >run.json
-  expect 2 "the baseline run.json is a 'q4cts run' report" -- "$q4cts" perf --baseline run.json
-  printf '{"q4cts_perf": {"format": 1, "results": [{"name": "q4cts.adamw_step.wd_on.n1"}]}}\n' >nomedian.json
-  expect 2 'result 1 has no "median_ms" number' -- "$q4cts" perf --baseline nomedian.json
-  printf '{"q4cts_perf": {"format": 1, "results": [{"name": "q4cts.nosuch.x.y", "median_ms": 1.5}]}}\n' >other.json
-  expect 2 'times none of the 1 selected cases' -- "$q4cts" perf --baseline other.json --filter q4cts.dequantize.odd_n4.n12_k32_g32
+  # baseline_refused FILE PRINTF_FORMAT PATTERN [OPTION...]: perf --baseline FILE, FILE
+  # written by printf, exits 2 with PATTERN.
+  baseline_refused() {
+    local file=$1 format=$2 pattern=$3; shift 3
+    # shellcheck disable=SC2059  # the format is the file's bytes, escapes included
+    printf "$format" >"$file"
+    expect 2 "$pattern" -- "$q4cts" perf --baseline "$file" "$@"
+  }
+  baseline_refused empty.json '' 'the baseline empty.json is empty; expected the --json of a .q4cts perf. run'
+  baseline_refused random.json '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR' 'the baseline random.json is not JSON'
+  baseline_refused run.json '{"q4cts": {"format": 1, "results": []}}\n' "the baseline run.json is a 'q4cts run' report"
+  baseline_refused nomedian.json '{"q4cts_perf": {"format": 1, "results": [{"name": "q4cts.adamw_step.wd_on.n1"}]}}\n' \
+    'result 1 has no "median_ms" number'
+  baseline_refused other.json '{"q4cts_perf": {"format": 1, "results": [{"name": "q4cts.nosuch.x.y", "median_ms": 1.5}]}}\n' \
+    'times none of the 1 selected cases' --filter q4cts.dequantize.odd_n4.n12_k32_g32
   # A long argument is shortened in the message, so the reason stays in it.
   long=$(printf 'long%.0s' $(seq 1 800))
   expect 2 "cannot open case list 'longlong.*\.\.\..*longlong/c\.txt': File name too long" -- "$q4cts" list --caselist "$long/c.txt"
@@ -118,9 +123,13 @@ else
     echo "no Vulkan device found: $(cat devices.txt)"; exit 77
   fi
   smoke="$src/cases/smoke.txt"
+  # junit_valid FILE [WHO]: FILE validates against the committed JUnit schema.
+  junit_valid() {
+    xmllint --noout --schema "$src/reports/junit-10.xsd" "$1" 2>/dev/null || fail "${2:+$2: }$1 does not validate"
+  }
   expect 0 'Pass' -- "$q4cts" run --caselist "$smoke" --junit j.xml --json r.json
   checks=$((checks + 1))
-  xmllint --noout --schema "$src/reports/junit-10.xsd" j.xml 2>/dev/null || fail "j.xml does not validate"
+  junit_valid j.xml
   n=$("$q4cts" list --caselist "$smoke" | wc -l)
   [ "$(grep -c '<testcase ' j.xml)" -eq "$n" ] || fail "j.xml does not hold $n testcases"
   if command -v python3 >/dev/null; then
@@ -137,7 +146,7 @@ else
   expect 0 'adamw_step +[0-9.]+% of +[0-9]+ lines' -- env LP_NUM_THREADS=1 "$q4cts" run --filter "$one" \
     --shader-coverage cov.info --junit cov.xml --json cov.json
   checks=$((checks + 1))
-  xmllint --noout --schema "$src/reports/junit-10.xsd" cov.xml 2>/dev/null || fail "cov.xml does not validate"
+  junit_valid cov.xml
   read -r hit lines < <(awk '/^SF:/ { own = $0 ~ /adamw_step.comp$/ }
     own && /^DA:/ { n++; split(substr($0, 4), d, ","); if (d[2] > 0) h++ } END { print h + 0, n + 0 }' cov.info)
   [ "$lines" -gt 0 ] && [ "$hit" -gt 0 ] || fail "cov.info has no line of adamw_step.comp that ran"
@@ -176,14 +185,14 @@ else
   grep -q '^Pass ' out.txt || fail "the cases before a teardown crash lost their verdicts"
   grep -q '"complete": false, "stopped": "the worker died of signal 11' td.json || fail "td.json does not say the worker crashed"
   grep -q '<property name="stopped" value="the worker died of signal 11' td.xml || fail "td.xml does not say the worker crashed"
-  xmllint --noout --schema "$src/reports/junit-10.xsd" td.xml 2>/dev/null || fail "td.xml does not validate"
+  junit_valid td.xml
   # A run killed midway leaves a valid JUnit file holding the finished cases.
   checks=$((checks + 1))
   "$q4cts" run --junit killed.xml --filter 'q4cts.*' >/dev/null 2>&1 &
   pid=$!
-  for _ in $(seq 1 600); do grep -q '<testcase ' killed.xml 2>/dev/null && break; sleep 0.1; done
+  await '<testcase ' killed.xml
   kill -9 $pid; wait $pid 2>/dev/null
-  xmllint --noout --schema "$src/reports/junit-10.xsd" killed.xml 2>/dev/null || fail "killed.xml does not validate"
+  junit_valid killed.xml
   grep -q '<testcase ' killed.xml || fail "killed.xml holds no finished case"
   grep -q '<property name="complete" value="false"/>' killed.xml || fail "killed.xml does not say it is incomplete"
   [ "$(ls | grep -c 'killed\.xml\.')" -eq 0 ] || fail "a temp file of killed.xml was left behind"
@@ -195,7 +204,7 @@ else
     rm -f sig.xml sig.json
     "$q4cts" run --filter 'q4cts.*' --junit sig.xml --json sig.json >sig.out 2>&1 &
     pid=$!
-    for _ in $(seq 1 600); do grep -q '<testcase ' sig.xml 2>/dev/null && break; sleep 0.1; done
+    await '<testcase ' sig.xml
     worker=$(pgrep -P $pid | head -1)
     kill -$sig $pid; wait $pid; rc=$?
     want=$([ $sig = INT ] && echo 130 || echo 143)
@@ -203,7 +212,7 @@ else
     grep -q "^result: INCOMPLETE (interrupted by SIG$sig)" sig.out || fail "SIG$sig: no INCOMPLETE summary"
     grep -q "\"complete\": false, \"stopped\": \"interrupted by SIG$sig\"" sig.json || fail "SIG$sig: sig.json does not say it was stopped"
     grep -q "<property name=\"stopped\" value=\"interrupted by SIG$sig\"/>" sig.xml || fail "SIG$sig: sig.xml does not say it was stopped"
-    xmllint --noout --schema "$src/reports/junit-10.xsd" sig.xml 2>/dev/null || fail "SIG$sig: sig.xml does not validate"
+    junit_valid sig.xml "SIG$sig"
     [ -n "$worker" ] && alive "$worker" && fail "SIG$sig: the worker $worker outlived the run"
   done
   # A parent killed outright takes its worker with it, even mid-case (a case of seconds).

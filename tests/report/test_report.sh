@@ -36,33 +36,28 @@ if [ "$mode" = inputs ]; then
   expect 2 'option -o needs a value' -- "$q4cts" report run.json -o
   expect 2 "unexpected argument 'd.json'" -- "$q4cts" report a.json b.json c.json d.json -o page.html
   expect 2 'cannot read nope.json: No such file' -- "$q4cts" report nope.json -o page.html
-  printf '{"q4cts": {"results": [' >cut.json
-  expect 2 'cut.json is not valid JSON: it ends in the middle of a value' -- "$q4cts" report cut.json -o page.html
-  printf '{"q4cts": {"results": []}} {}' >tail.json
-  expect 2 'tail.json is not valid JSON: text follows the object' -- "$q4cts" report tail.json -o page.html
-  printf '[1]' >array.json
-  expect 2 'array.json must hold a JSON object' -- "$q4cts" report array.json -o page.html
-  printf '{"junit": 1}' >other.json
-  expect 2 'other.json holds no "q4cts", "q4cts_perf" or "torch_perf" object' -- "$q4cts" report other.json -o page.html
-  printf '{"q4cts": {"format": 1}}' >noresults.json
-  expect 2 'noresults.json: "q4cts" has no "results" array' -- "$q4cts" report noresults.json -o page.html
-  printf '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Great"}]}}' >verdict.json
-  expect 2 'verdict.json: result 1 has no "verdict" \(Pass, Fail' -- "$q4cts" report verdict.json -o page.html
-  printf '{"q4cts": {"results": [{"name": "a", "verdict": "Pass"}]}}' >noop.json
-  expect 2 'noop.json: result 1 is not an object with a "name" and an "op" string' -- "$q4cts" report noop.json -o page.html
-  printf '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Pass", "worst_margin": "0.1"}]}}' >margin.json
-  expect 2 'margin.json: result 1 has a "worst_margin" that is not a number or null' -- "$q4cts" report margin.json -o page.html
+  # refused FILE TEXT PATTERN [REPORT...]: FILE holding TEXT, given to `q4cts report`
+  # after the other REPORTs, exits 2 with PATTERN.
+  refused() {
+    local file=$1 text=$2 pattern=$3; shift 3
+    printf '%s' "$text" >"$file"
+    expect 2 "$pattern" -- "$q4cts" report "$@" "$file" -o page.html
+  }
+  refused cut.json '{"q4cts": {"results": [' 'cut.json is not valid JSON: it ends in the middle of a value'
+  refused tail.json '{"q4cts": {"results": []}} {}' 'tail.json is not valid JSON: text follows the object'
+  refused array.json '[1]' 'array.json must hold a JSON object'
+  refused other.json '{"junit": 1}' 'other.json holds no "q4cts", "q4cts_perf" or "torch_perf" object'
+  refused noresults.json '{"q4cts": {"format": 1}}' 'noresults.json: "q4cts" has no "results" array'
+  refused verdict.json '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Great"}]}}' 'verdict.json: result 1 has no "verdict" \(Pass, Fail'
+  refused noop.json '{"q4cts": {"results": [{"name": "a", "verdict": "Pass"}]}}' 'noop.json: result 1 is not an object with a "name" and an "op" string'
+  refused margin.json '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Pass", "worst_margin": "0.1"}]}}' 'margin.json: result 1 has a "worst_margin" that is not a number or null'
   expect 2 'run.json is the second "q4cts" report given' -- "$q4cts" report run.json run.json -o page.html
   perf=$src/docs/results/h200-perf.json torch=$src/docs/results/h200-torch.json
   expect 2 "PyTorch's timings are compared with a perf run" -- "$q4cts" report run.json "$torch" -o page.html
-  printf '{"q4cts_perf": {"ceilings": {"copy_gbs": 0, "fma_tflops": 1}, "results": []}}' >ceil.json
-  expect 2 'ceil.json: "q4cts_perf" has no "ceilings" with a positive "copy_gbs"' -- "$q4cts" report ceil.json -o page.html
-  printf '{"q4cts_perf": {"ceilings": {"copy_gbs": 1.5, "fma_tflops": 1.5}, "results": [{"op": "x"}]}}' >pname.json
-  expect 2 'pname.json: result 1 is not an object with a "name" string' -- "$q4cts" report pname.json -o page.html
-  printf '{"torch_perf": {"torch": "2"}}' >tres.json
-  expect 2 'tres.json: "torch_perf" has no "results" array' -- "$q4cts" report "$perf" tres.json -o page.html
-  printf '{"torch_perf": {"results": [7]}}' >tname.json
-  expect 2 'tname.json: result 1 is not an object with a "name" string' -- "$q4cts" report "$perf" tname.json -o page.html
+  refused ceil.json '{"q4cts_perf": {"ceilings": {"copy_gbs": 0, "fma_tflops": 1}, "results": []}}' 'ceil.json: "q4cts_perf" has no "ceilings" with a positive "copy_gbs"'
+  refused pname.json '{"q4cts_perf": {"ceilings": {"copy_gbs": 1.5, "fma_tflops": 1.5}, "results": [{"op": "x"}]}}' 'pname.json: result 1 is not an object with a "name" string'
+  refused tres.json '{"torch_perf": {"torch": "2"}}' 'tres.json: "torch_perf" has no "results" array' "$perf"
+  refused tname.json '{"torch_perf": {"results": [7]}}' 'tname.json: result 1 is not an object with a "name" string' "$perf"
   # The page's files: a missing chart library says how to install it; a missing
   # template names the variable that points at reports/html.
   mkdir -p assets && cp "$src"/reports/html/report.* assets/
