@@ -7,8 +7,9 @@
  * renamed over PATH (atomic in POSIX). A reader, or a run killed at any instant, sees
  * the old document or the new one, never a mix; two runs given the same path never
  * share a temp file; and a run killed while writing leaves no temp file behind (an
- * unnamed file vanishes with its process; a named one exists only between link and
- * rename). The fsync before the rename keeps PATH whole across a power cut, not only
+ * unnamed file vanishes with its process), but for a SIGKILL that lands between link
+ * and rename: Linux cannot link an unnamed file over an existing name, so that window
+ * exists, and it leaves one PATH.XXXXXX.tmp holding a whole document. The fsync before the rename keeps PATH whole across a power cut, not only
  * a killed process: without it some file systems persist the rename before the data.
  *
  * Anything else is written through, never replaced: a device (/dev/null), a FIFO, a
