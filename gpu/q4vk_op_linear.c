@@ -104,8 +104,9 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
     q4vk_gemm_tile tile =
-        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N, Q4VK_FWD_BIG_BK);
-    if ((st = q4vk_gemm_check_tile(info, &tile, err)))
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, N, Q4VK_FWD_BIG_BK,
+                                                      Q4VK_GEMM_A_ROWS_DEPTH);
+    if ((st = q4vk_gemm_check_tile(info, &tile, Q4VK_GEMM_A_ROWS_DEPTH, err)))
         return st;
 
     /* x [M, K] and y [M, N] split by rows when one binding cannot hold them. */

@@ -27,6 +27,14 @@ typedef struct q4vk_gemm_tile {
     uint32_t bm, bn, bk, tm, tn;
 } q4vk_gemm_tile;
 
+/* How a tiled kernel keeps its A tile in shared memory (q4_gemm.glsl), which sets the
+ * shared memory it needs: [depth][rows] (linear_dw_tiled, linear_tn_tiled) or
+ * [rows][depth], K-major (Q4_GEMM_A_KMAJOR: linear_q4gsw_tiled and its backward). */
+typedef enum q4vk_gemm_a {
+    Q4VK_GEMM_A_DEPTH_ROWS,
+    Q4VK_GEMM_A_ROWS_DEPTH,
+} q4vk_gemm_a;
+
 typedef struct q4vk_linear_opts {
     const char *variant;           /* kernel to run (e.g. "linear_q4gsw_gemv"); NULL = choose */
     const q4vk_gemm_tile *tile;    /* tiled kernels: tile shape; NULL = choose */
@@ -48,12 +56,11 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_GEMV_MAX_M 8
 
 /* BK of the 128x128 tile per tiled kernel, shared by the launchers and their plans.
- * H200 at M = 4096 (docs/perf.md, issue 14, one session): the forward ran best at
- * 16; the backward at 8 gave 63-64% of the FMA rate on all five perf shapes against
- * 51-55% at 16 (an earlier build, decoding with q4_row4, had seen 8 erratic at
- * N = 11008 and gs = 32; this one kept p10-p90 <= 0.8%); dW runs at 8. */
+ * H200, M = 512 and 4096 (docs/perf.md, issue 14, one session): with A staged K-major
+ * the forward (16) and the backward (16, word-pair staging) gave 68-70% of the FMA
+ * rate; the backward's transposed staging had run best at 8 (49-65%). dW runs at 8. */
 #define Q4VK_FWD_BIG_BK 16u
-#define Q4VK_BWD_BIG_BK 8u
+#define Q4VK_BWD_BIG_BK 16u
 #define Q4VK_DW_BIG_BK 8u
 #define Q4VK_TN_BIG_BK 8u    /* linear_tn_tiled: dW's staging, dW's step */
 
@@ -78,15 +85,16 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
 
 /* ---- q4vk_op_linear_common.c ---- */
 
-/* The tile for a rows x cols output on this device: 128x128 with BK = big_bk (or 8
- * where shared memory is short) when that still gives enough workgroups to fill a
- * large GPU, else 64x64. The best BK differs per kernel: Q4VK_*_BIG_BK below. */
+/* The tile for a rows x cols output on this device, for a kernel that lays A out as
+ * `a`: 128x128 with BK = big_bk (or 8 where shared memory is short) when that still
+ * gives enough workgroups to fill a large GPU, else 64x64. The best BK differs per
+ * kernel: Q4VK_*_BIG_BK above. */
 q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols,
-                                   uint32_t big_bk);
+                                   uint32_t big_bk, q4vk_gemm_a a);
 /* Q4_ERR_ARG unless the tile is well formed and fits the device (invocations,
- * shared memory). */
+ * shared memory with A laid out as `a`). */
 q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_tile *tile,
-                               q4_error *err);
+                               q4vk_gemm_a a, q4_error *err);
 /* Depth slices (split-K) for a rows x cols output over `depth` with this tile: the
  * count that fills the rounds of workgroups of a large GPU best, net of the partial
  * outputs' traffic (1 for large outputs; q4vk_op_linear_common.c has the model). */
@@ -94,7 +102,7 @@ uint32_t q4vk_gemm_pick_splits(const q4vk_gemm_tile *tile, uint64_t rows, uint64
                                uint64_t depth);
 /* Specialisation constants 0..5 of q4_gemm.glsl: WG, BM, BN, BK, TM, TN. */
 void q4vk_gemm_spec(const q4vk_gemm_tile *tile, q4vk_spec *spec);
-uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile);
+uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile, q4vk_gemm_a a);
 
 /* The operands of linear_q4gsw (in = x [M, K], out = y [M, N]) and of its backward
  * (in = dout [M, N], out = dx [M, K], no bias). */

@@ -101,8 +101,9 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
     q4_status st;
     q4vk_gemm_tile tile =
-        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K, Q4VK_BWD_BIG_BK);
-    if ((st = q4vk_gemm_check_tile(info, &tile, err)))
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, K, Q4VK_BWD_BIG_BK,
+                                                      Q4VK_GEMM_A_ROWS_DEPTH);
+    if ((st = q4vk_gemm_check_tile(info, &tile, Q4VK_GEMM_A_ROWS_DEPTH, err)))
         return st;
 
     /* dout [M, N] and dx [M, K] split by rows when one binding cannot hold them. */

@@ -29,10 +29,13 @@
 #define SPLIT_DEPTH_MIN 512
 #define SPLIT_COST 56.0
 
-uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile)
+uint32_t q4vk_gemm_shared_bytes(const q4vk_gemm_tile *tile, q4vk_gemm_a a)
 {
-    /* q4_gemm.glsl: two buffers of BK rows of (BM/4 + 1) and (BN/4 + 1) vec4. */
-    return 2u * tile->bk * (tile->bm / 4 + 1 + tile->bn / 4 + 1) * 16u;
+    /* q4_gemm.glsl: two buffers each of A (BK rows of BM/4 + 1 vec4, or K-major BM
+     * rows of BK/4 + 1) and of B (BK rows of BN/4 + 1 vec4). */
+    const uint32_t a_vec4 = a == Q4VK_GEMM_A_ROWS_DEPTH ? tile->bm * (tile->bk / 4 + 1)
+                                                        : tile->bk * (tile->bm / 4 + 1);
+    return 2u * (a_vec4 + tile->bk * (tile->bn / 4 + 1)) * 16u;
 }
 
 static uint32_t tile_invocations(const q4vk_gemm_tile *tile)
@@ -41,7 +44,7 @@ static uint32_t tile_invocations(const q4vk_gemm_tile *tile)
 }
 
 q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_tile *tile,
-                               q4_error *err)
+                               q4vk_gemm_a a, q4_error *err)
 {
     const q4vk_gemm_tile *t = tile;
     /* BM, BN, BK multiples of 8: the weight loaders stage whole 8-row blocks. */
@@ -51,7 +54,7 @@ q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_til
                        "tile %ux%u (BK %u, %ux%u per invocation) is malformed: BM, BN and BK "
                        "must be multiples of 8, and TM, TN multiples of 4 dividing BM, BN",
                        t->bm, t->bn, t->bk, t->tm, t->tn);
-    uint32_t inv = tile_invocations(t), shared = q4vk_gemm_shared_bytes(t);
+    uint32_t inv = tile_invocations(t), shared = q4vk_gemm_shared_bytes(t, a);
     if (inv > info->max_invocations || inv > info->max_group_size[0])
         return q4_fail(err, Q4_ERR_ARG,
                        "tile %ux%u needs %u invocations per workgroup; this device allows %u",
@@ -64,19 +67,19 @@ q4_status q4vk_gemm_check_tile(const q4vk_device_info *info, const q4vk_gemm_til
 }
 
 q4vk_gemm_tile q4vk_gemm_pick_tile(const q4vk_device_info *info, uint64_t rows, uint64_t cols,
-                                   uint32_t big_bk)
+                                   uint32_t big_bk, q4vk_gemm_a a)
 {
     const q4vk_gemm_tile big = {128, 128, big_bk, 8, 8};
     static const q4vk_gemm_tile big8 = {128, 128, 8, 8, 8};
     static const q4vk_gemm_tile small = {64, 64, 16, 4, 4};
     uint64_t big_tiles = ((rows + 127) / 128) * ((cols + 127) / 128);
     if (big_tiles >= BIG_TILES_MIN) {
-        if (q4vk_gemm_check_tile(info, &big, NULL) == Q4_OK)
+        if (q4vk_gemm_check_tile(info, &big, a, NULL) == Q4_OK)
             return big;
-        if (q4vk_gemm_check_tile(info, &big8, NULL) == Q4_OK)
+        if (q4vk_gemm_check_tile(info, &big8, a, NULL) == Q4_OK)
             return big8;
     }
-    if (q4vk_gemm_check_tile(info, &small, NULL) == Q4_OK)
+    if (q4vk_gemm_check_tile(info, &small, a, NULL) == Q4_OK)
         return small;
     /* Vulkan guarantees 128 invocations and 16 KiB of shared memory, no more. */
     return (q4vk_gemm_tile){64, 64, 8, 8, 4};

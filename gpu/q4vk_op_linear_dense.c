@@ -89,8 +89,9 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
                        info->device_local_bytes);
     q4_status st;
     q4vk_gemm_tile tile =
-        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK);
-    if ((st = q4vk_gemm_check_tile(info, &tile, err)))
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK,
+                                                      Q4VK_GEMM_A_DEPTH_ROWS);
+    if ((st = q4vk_gemm_check_tile(info, &tile, Q4VK_GEMM_A_DEPTH_ROWS, err)))
         return st;
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);

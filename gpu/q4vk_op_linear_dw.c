@@ -44,8 +44,9 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
                        Q4VK_K_DW_TILED);
 
     q4vk_gemm_tile tile =
-        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, N, K, Q4VK_DW_BIG_BK);
-    if ((st = q4vk_gemm_check_tile(info, &tile, err)))
+        o && o->tile ? *o->tile : q4vk_gemm_pick_tile(info, N, K, Q4VK_DW_BIG_BK,
+                                                      Q4VK_GEMM_A_DEPTH_ROWS);
+    if ((st = q4vk_gemm_check_tile(info, &tile, Q4VK_GEMM_A_DEPTH_ROWS, err)))
         return st;
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);

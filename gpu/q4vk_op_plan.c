@@ -17,14 +17,15 @@ static void add(q4vk_plan *p, const char *kernel)
         p->kernels[p->n++] = kernel;
 }
 
-/* A tiled GEMM of [M, out_cols] over depth (inputs [M, in_cols]): the tiled kernel,
- * and the split-K reduce where the launcher splits the depth. */
+/* A q4 tiled GEMM (A K-major) of [M, out_cols] over depth (inputs [M, in_cols]): the
+ * tiled kernel, and the split-K reduce where the launcher splits the depth. */
 static void tiled(const q4vk_device_info *info, const char *kernel, uint64_t M,
                   uint64_t in_cols, uint64_t out_cols, uint64_t depth, uint32_t bk,
                   q4vk_plan *p)
 {
     add(p, kernel);
-    const q4vk_gemm_tile tile = q4vk_gemm_pick_tile(info, M, out_cols, bk);
+    const q4vk_gemm_tile tile =
+        q4vk_gemm_pick_tile(info, M, out_cols, bk, Q4VK_GEMM_A_ROWS_DEPTH);
     const uint64_t lim = q4vk_op_limit_of(info, 0);
     const uint64_t rows = q4vk_lin_split_rows(M, in_cols, out_cols, lim, info->min_storage_align);
     if (q4vk_gemm_pick_splits(&tile, M, out_cols, depth) > 1 && rows == M)
@@ -41,7 +42,8 @@ static void dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N
     add(p, fwd ? Q4VK_K_DEQUANT_T : Q4VK_K_DEQUANT);
     add(p, Q4VK_K_TRANSPOSE);
     add(p, Q4VK_K_TN_TILED);
-    const q4vk_gemm_tile tile = q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK);
+    const q4vk_gemm_tile tile = q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK,
+                                                    Q4VK_GEMM_A_DEPTH_ROWS);
     if (q4vk_gemm_pick_splits(&tile, M, cols, depth) > 1)
         add(p, Q4VK_K_SPLITK_REDUCE);
 }

@@ -1,7 +1,7 @@
 // q4vk: bindings=6 push=40
 // linear_q4gsw_tiled.comp: y[M,N] = x[M,K] @ dequant(W)^T (+ bias), for M above the
 // gemv range. The tiled GEMM of q4_gemm.glsl with rows = M, cols = N, depth = K:
-// A = x (rows m, K contiguous, fetched as vec4 and transposed into shared memory),
+// A = x (rows m, K contiguous, fetched as vec4 and stored as it is: K-major),
 // B[k][n] = W[n][k], fetched as half blocks (two words = 4 rows x 4 K) and
 // dequantized with their group's scales while being staged. Split over K (splits > 1),
 // each slice writes its partial y to P[slice] and linear_splitk_reduce adds them and
@@ -28,6 +28,7 @@ layout(push_constant) uniform Push {
 #define G_TILES_TOTAL pc.tiles_total
 #define G_SPLITS pc.splits
 #define G_SPLIT_DEPTH pc.split_depth
+#define Q4_GEMM_A_KMAJOR
 #include "q4_gemm.glsl"
 #include "q4_w4x8.glsl"
 
@@ -51,11 +52,8 @@ void stage_a(uint buf)
 {
     [[unroll]] for (uint it = 0; it < A_IT; it++) {
         uint u = gl_LocalInvocationIndex + it * WG;
-        if (u < A_UNITS) {
-            uint mm = u / (BK / 4u), kk = (u % (BK / 4u)) * 4u;
-            [[unroll]] for (uint e = 0; e < 4; e++)
-                as_store1(buf, kk + e, mm, a_reg[it][e]);
-        }
+        if (u < A_UNITS)
+            as_store_k(buf, u / (BK / 4u), u % (BK / 4u), a_reg[it]);
     }
 }
 

@@ -22,16 +22,34 @@
 // buffer. A second pass (linear_splitk_reduce) adds the slices in slice order, so
 // the result does not depend on scheduling. With G_SPLITS = 1 it is the plain GEMM.
 //
+// Two layouts of A in shared memory, chosen by the including kernel:
+//   default            [depth][rows]: A's tile as dW and linear_tn_tiled read it from
+//                      memory (depth-major), stored by as_store4; the inner loop takes
+//                      one depth per A load (a vec4 of 4 rows).
+//   Q4_GEMM_A_KMAJOR   [rows][depth] ("K-major", the depth being the GEMM's K): A's
+//                      tile as the q4 forward and backward read it (x and dout are
+//                      depth-contiguous), stored by as_store_k as it is, with no
+//                      transpose; the inner loop loads 4 depths of B, then one vec4 of
+//                      A per row (4 depths). Against the transposed staging (16 scalar
+//                      stores per vec4, 2-way bank conflicts) it took the H200's
+//                      M = 512..4096 shapes from 58-67% to 68-70% of the FMA rate
+//                      (forward) and from 49-65% to 69-70% (backward at BK 16;
+//                      docs/perf.md, issue 14). Its row stride BK/4 + 1 is odd, so
+//                      rows 4 apart (one subgroup's) fall in other banks.
+// Both sum each output's terms in the same order (depth ascending, one fma each), so
+// the layout changes no result.
+//
 // The including kernel defines, before #include:
 //   G_ROWS, G_COLS, G_DEPTH     the GEMM shape (cols a multiple of 4)
 //   G_TILES_N, G_TILES_TOTAL    tiles along cols, and in all (per slice; the grid,
 //                               G_TILES_TOTAL * G_SPLITS groups, may be folded)
 //   G_SPLITS, G_SPLIT_DEPTH     depth slices and depth per slice (1 and G_DEPTH: no split)
+//   Q4_GEMM_A_KMAJOR            (optional) A's K-major layout, above
 // and, after, these hooks (prototypes below):
 //   fetch_a(row0, d0) / fetch_b(col0, d0): global -> registers for the step at d0,
 //       zero where out of bounds, never reading past a buffer;
-//   stage_a(buf) / stage_b(buf): registers -> shared buffer `buf` with as_store1,
-//       as_store4, bs_store4;
+//   stage_a(buf) / stage_b(buf): registers -> shared buffer `buf` with as_store4 (or
+//       as_store_k) and bs_store4;
 //   store_c(slice, row, col, v): writes slice `slice`'s C[row][col..col+3] (in bounds,
 //       called exactly once per slice).
 #ifndef Q4_GEMM_GLSL
@@ -54,7 +72,12 @@ const uint WG = WM * WN;
 const uint BMP4 = BM / 4 + 1;
 const uint BNP4 = BN / 4 + 1;
 
-shared vec4 As[2 * BK * BMP4];    // [buf][depth][rows]: A transposed
+#ifdef Q4_GEMM_A_KMAJOR
+const uint AKP = BK / 4 + 1;      // vec4 per row of A (BK/4 along the depth, padded)
+shared vec4 As[2 * BM * AKP];     // [buf][rows][depth]
+#else
+shared vec4 As[2 * BK * BMP4];    // [buf][depth][rows]
+#endif
 shared vec4 Bs[2 * BK * BNP4];    // [buf][depth][cols]
 
 void fetch_a(uint row0, uint d0);
@@ -63,14 +86,17 @@ void stage_a(uint buf);
 void stage_b(uint buf);
 void store_c(uint slice, uint row, uint col, vec4 v);
 
-void as_store1(uint buf, uint kk, uint mm, float v)
+#ifdef Q4_GEMM_A_KMAJOR
+void as_store_k(uint buf, uint mm, uint k4, vec4 v)   // A[mm][4*k4 .. 4*k4+3]
 {
-    As[(buf * BK + kk) * BMP4 + mm / 4u][mm % 4u] = v;
+    As[(buf * BM + mm) * AKP + k4] = v;
 }
-void as_store4(uint buf, uint kk, uint mm4, vec4 v)
+#else
+void as_store4(uint buf, uint kk, uint mm4, vec4 v)   // A[4*mm4 .. 4*mm4+3][kk]
 {
     As[(buf * BK + kk) * BMP4 + mm4] = v;
 }
+#endif
 void bs_store4(uint buf, uint kk, uint nn4, vec4 v)
 {
     Bs[(buf * BK + kk) * BNP4 + nn4] = v;
@@ -112,6 +138,21 @@ void main()
             fetch_a(row0, d_first + (t + 1u) * BK);
             fetch_b(col0, d_first + (t + 1u) * BK);
         }
+#ifdef Q4_GEMM_A_KMAJOR
+        [[unroll]] for (uint kq = 0; kq < BK / 4u; kq++) {
+            vec4 b[4][TN / 4];
+            [[unroll]] for (uint e = 0; e < 4; e++)
+                [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                    b[e][j] = Bs[(cur * BK + 4u * kq + e) * BNP4 + j * WN + tx];
+            [[unroll]] for (uint i = 0; i < TM / 4; i++)
+                [[unroll]] for (uint r = 0; r < 4; r++) {
+                    vec4 a = As[(cur * BM + (i * WM + ty) * 4u + r) * AKP + kq];
+                    [[unroll]] for (uint e = 0; e < 4; e++)
+                        [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                            acc[i * 4 + r][j] = fma(vec4(a[e]), b[e][j], acc[i * 4 + r][j]);
+                }
+        }
+#else
         [[unroll]] for (uint kk = 0; kk < BK; kk++) {
             vec4 a[TM / 4];
             vec4 b[TN / 4];
@@ -124,6 +165,7 @@ void main()
                     [[unroll]] for (uint j = 0; j < TN / 4; j++)
                         acc[i * 4 + r][j] = fma(vec4(a[i][r]), b[j], acc[i * 4 + r][j]);
         }
+#endif
         // The other buffer was last read in step t-1, which every invocation has
         // finished (barrier at the end of t-1); the barrier below publishes it.
         if (more) {

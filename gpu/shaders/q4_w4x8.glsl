@@ -9,12 +9,6 @@
 #ifndef Q4_W4X8_GLSL
 #define Q4_W4X8_GLSL
 
-// uint32 index of word `comp` of block (k4, n8).
-uint q4_word_index(uint k4, uint n8, uint comp, uint N8)
-{
-    return 4u * (k4 * N8 + n8) + comp;
-}
-
 // Codes (0..15) to values (code - 8) without an int->float conversion (a slow op on
 // some GPUs): 0x4B000000 | c is the float 2^23 + c, and 2^23 + 8 is exact, so the
 // subtraction is exact whatever the rounding or denormal mode.

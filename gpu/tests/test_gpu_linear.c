@@ -273,6 +273,27 @@ START_TEST(dense_fits)
 }
 END_TEST
 
+/* The shared memory a tile needs follows the A layout of its kernel (q4_gemm.glsl),
+ * and the picker and the check use it (pure: no device work). */
+START_TEST(tile_shared)
+{
+    const q4vk_gemm_tile big = {128, 128, 16, 8, 8};
+    /* A K-major: 2 x (128 rows x 5 vec4 + 16 x 33 vec4 of B); A [depth][rows]: 2 x 2 x 16 x 33 */
+    ck_assert_uint_eq(q4vk_gemm_shared_bytes(&big, Q4VK_GEMM_A_ROWS_DEPTH), 37376);
+    ck_assert_uint_eq(q4vk_gemm_shared_bytes(&big, Q4VK_GEMM_A_DEPTH_ROWS), 33792);
+    q4vk_device_info info = *q4vk_info(ctx);
+    info.max_invocations = info.max_group_size[0] = 256;
+    info.max_shared_bytes = 36000;   /* between the two */
+    ck_assert_uint_eq(q4vk_gemm_pick_tile(&info, 4096, 4096, 16, Q4VK_GEMM_A_DEPTH_ROWS).bk, 16);
+    ck_assert_uint_eq(q4vk_gemm_pick_tile(&info, 4096, 4096, 16, Q4VK_GEMM_A_ROWS_DEPTH).bk, 8);
+    q4_error e;
+    ck_assert_int_eq(q4vk_gemm_check_tile(&info, &big, Q4VK_GEMM_A_DEPTH_ROWS, &e), Q4_OK);
+    ck_assert_int_eq(q4vk_gemm_check_tile(&info, &big, Q4VK_GEMM_A_ROWS_DEPTH, &e), Q4_ERR_ARG);
+    ck_assert_str_eq(e.msg, "tile 128x128 (BK 16) needs 37376 bytes of shared memory; "
+                                "this device allows 36000");
+}
+END_TEST
+
 /* ---------------- backward ---------------- */
 
 static void bwd_case(int64_t M, int64_t N, int64_t K, int64_t gs, const q4vk_linear_opts *o)
@@ -673,6 +694,7 @@ int main(void)
     ADD(s, fwd_splitk);
     ADD(s, fwd_dense);
     ADD(s, dense_fits);
+    ADD(s, tile_shared);
     ADD(s, bwd_gemv);
     ADD(s, bwd_tiled);
     ADD(s, bwd_auto_and_split);
