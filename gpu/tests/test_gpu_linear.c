@@ -92,6 +92,9 @@ static const q4vk_gemm_tile T64 = {64, 64, 16, 4, 4};
 static const q4vk_gemm_tile T128 = {128, 128, 8, 8, 8};
 static const q4vk_gemm_tile T64x128 = {64, 128, 16, 4, 8};
 static const q4vk_gemm_tile T32x64 = {32, 64, 8, 4, 4};   /* 128 invocations */
+/* The H200's step and per-invocation block (BK 16, 8x8) in a tile lavapipe's 32 KiB
+ * of shared memory holds (its 128x128 at BK 16 needs 36.5 KiB). */
+static const q4vk_gemm_tile T64x8 = {64, 64, 16, 8, 8};
 
 static const char *tile_name(const q4vk_gemm_tile *t, char *buf, size_t n)
 {
@@ -165,6 +168,8 @@ START_TEST(fwd_tiled)
     fwd_case(130, 264, 200, 8, 1, &o);  /* 128x128, BK 8 */
     o.tile = &T64x128;
     fwd_case(70, 132, 48, 48, 0, &o);
+    o.tile = &T64x8;
+    fwd_case(130, 132, 200, 8, 1, &o);  /* partial K step and tiles, odd N4 */
     o.tile = &T32x64;
     fwd_case(33, 20, 36, 12, 1, &o);    /* 128 invocations */
     o.tile = NULL;
@@ -354,6 +359,8 @@ START_TEST(bwd_tiled)
     bwd_case(130, 264, 200, 8, &o);
     o.tile = &T64x128;
     bwd_case(70, 52, 136, 68, &o);
+    o.tile = &T64x8;
+    bwd_case(130, 132, 200, 8, &o);    /* partial N step (132 = 8.25 x 16), odd N4 */
     o.tile = &T32x64;
     bwd_case(33, 20, 36, 12, &o);
 }
