@@ -1,5 +1,5 @@
 // q4_gemm.glsl: the tiled fp32 GEMM core shared by linear_q4gsw_tiled,
-// linear_q4gsw_backward_tiled and linear_dw_tiled. Include-only.
+// linear_q4gsw_backward_tiled, linear_dw_tiled and linear_tn_tiled. Include-only.
 //
 // C[rows, cols] = A[rows, depth] @ B[depth, cols]. One workgroup computes one BM x BN
 // tile of C; each invocation keeps a TM x TN block of it in registers. The depth runs
@@ -30,7 +30,7 @@
 //                      tile as the q4 forward and backward read it (x and dout are
 //                      depth-contiguous), stored by as_store_k as it is, with no
 //                      transpose; the inner loop loads 4 depths of B, then one vec4 of
-//                      A per row (4 depths). Against the transposed staging (16 scalar
+//                      A per row (4 depths). Against the transposed staging (4 scalar
 //                      stores per vec4, 2-way bank conflicts) it took the H200's
 //                      M = 512..4096 shapes from 58-67% to 68-70% of the FMA rate
 //                      (forward) and from 49-65% to 69-70% (backward at BK 16;
