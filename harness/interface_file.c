@@ -101,12 +101,13 @@ static q4_status get_int(reader *r, const char *key, json_object *v, int64_t lo,
 static q4_status get_name(reader *r, const char *key, json_object *v, char dst[32])
 {
     q4_status st = get_string(r, key, v, dst, 32);
-    for (const char *c = dst; st == Q4_OK && *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
-            return (unsigned char)*c > 0x20 && (unsigned char)*c < 0x7f
-                 ? bad(r, key, "'%c' is not allowed in a name (use a-z, 0-9 and _)", *c)
-                 : bad(r, key, "byte 0x%02x is not allowed in a name (use a-z, 0-9 and _)",
-                       (unsigned char)*c);
+    for (const char *c = dst; st == Q4_OK && *c; c++) {
+        if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')
+            continue;
+        char one[2] = { *c, 0 }, shown[8];   /* a raw byte escaped, as every echo */
+        return bad(r, key, "'%s' is not allowed in a name (use a-z, 0-9 and _)",
+                   q4_echo(one, shown, sizeof shown));
+    }
     return st;
 }
 
