@@ -8,6 +8,7 @@
 enum { B_W, B_SCALES, B_OUT };
 
 #define DEQUANT_CHUNKS 8   /* chunks of 32 invocations per workgroup (local_size_x 256) */
+#define DEQUANT_T_WG 64    /* dequantize_t.comp: one W_4X8 block per invocation */
 
 q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_timing *t,
                           q4_error *err)
@@ -59,5 +60,22 @@ q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
     d->bind[B_OUT] = (q4vk_binding){a->out, 0, out_range};
     d->push = push;
     q4vk_fold_groups(ctx, (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS, d->groups);
+    return Q4_OK;
+}
+
+q4_status q4vk_dequant_t_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
+                                  q4vk_dequant_t_push *push, q4vk_dispatch *d, q4_error *err)
+{
+    q4_status st;
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_DEQUANT_T, NULL, &d->pipe, err)))
+        return st;
+    const uint64_t N = (uint64_t)a->N, K = (uint64_t)a->K, N8 = (uint64_t)q4_n8(a->N);
+    *push = (q4vk_dequant_t_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8};
+    d->bind[B_W] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    d->bind[B_SCALES] =
+        (q4vk_binding){a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
+    d->bind[B_OUT] = (q4vk_binding){a->out, 0, N * K * 4};
+    d->push = push;
+    q4vk_fold_groups(ctx, (K / 4 * N8 + DEQUANT_T_WG - 1) / DEQUANT_T_WG, d->groups);
     return Q4_OK;
 }

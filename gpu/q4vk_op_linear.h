@@ -206,4 +206,13 @@ q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
                                 uint64_t out_range, q4vk_dequant_push *push, q4vk_dispatch *d,
                                 q4_error *err);
 
+/* What dequantize_t.comp reads as push constants. */
+typedef struct q4vk_dequant_t_push {
+    uint32_t N, K, gs, N8;
+} q4vk_dequant_t_push;
+/* The dispatch of dequantize_t (W^T [K, N] into out, the dense forward's weight pass)
+ * for a checked call. */
+q4_status q4vk_dequant_t_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
+                                  q4vk_dequant_t_push *push, q4vk_dispatch *d, q4_error *err);
+
 #endif

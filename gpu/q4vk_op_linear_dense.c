@@ -22,12 +22,6 @@
  * the op's own tensors and the caller's must still fit beside it. */
 #define HEAP_SHARE 4
 
-/* What dequantize_t.comp reads as push constants, and its workgroup size. */
-typedef struct dequant_t_push {
-    uint32_t N, K, gs, N8;
-} dequant_t_push;
-#define DEQUANT_T_WG 64
-
 /* What linear_transpose.comp reads as push constants. */
 typedef struct transpose_push {
     uint32_t R, C, ld, tiles_c;
@@ -95,7 +89,7 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
         return st;
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);
-    q4vk_pipeline *p_tr, *p_dq = NULL;
+    q4vk_pipeline *p_tr;
     q4vk_lin_tiled job = {
         .n_bind = Q4VK_TN_BINDINGS,
         .in_slot = Q4VK_TN_P, .out_slot = Q4VK_TN_OUT, .part_slot = Q4VK_TN_PARTIALS,
@@ -105,35 +99,23 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
         .tile = tile, .bias = a->bias, .limit = lim,
     };
     if ((st = q4vk_op_pipeline(ctx, Q4VK_K_TN_TILED, &spec, &job.pipe, err)) ||
-        (st = q4vk_op_pipeline(ctx, Q4VK_K_TRANSPOSE, NULL, &p_tr, err)) ||
-        (a->fwd && (st = q4vk_op_pipeline(ctx, Q4VK_K_DEQUANT_T, NULL, &p_dq, err))))
+        (st = q4vk_op_pipeline(ctx, Q4VK_K_TRANSPOSE, NULL, &p_tr, err)))
         return st;
 
     /* wf: W^T [K, N] (forward) or W [N, K] (backward); at: the activation transposed. */
     q4vk_buffer *wf = NULL, *at = NULL;
     q4vk_dispatch d[3] = {{0}};
     q4vk_dequant_push dq;
-    dequant_t_push dqt;
+    q4vk_dequant_t_push dqt;
     transpose_push tp;
     int n = 0;
     if ((st = q4vk_buffer_create(ctx, (size_t)(N * K * 4), &wf, err)) ||
         (st = q4vk_buffer_create(ctx, (size_t)(depth * mp * 4), &at, err)))
         goto out;
-    if (a->fwd) {
-        const uint64_t N8 = (uint64_t)q4_n8(a->N);
-        dqt = (dequant_t_push){(uint32_t)N, (uint32_t)K, (uint32_t)a->gs, (uint32_t)N8};
-        d[n].pipe = p_dq;
-        d[n].bind[0] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
-        d[n].bind[1] =
-            (q4vk_binding){a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
-        d[n].bind[2] = (q4vk_binding){wf, 0, N * K * 4};
-        d[n].push = &dqt;
-        q4vk_fold_groups(ctx, (K / 4 * N8 + DEQUANT_T_WG - 1) / DEQUANT_T_WG, d[n++].groups);
-    } else {
-        const q4vk_dequant_args da = {a->w, a->scales, wf, a->N, a->K, a->gs};
-        if ((st = q4vk_dequant_dispatch(ctx, &da, N * K * 4, &dq, &d[n++], err)))
-            goto out;
-    }
+    const q4vk_dequant_args da = {a->w, a->scales, wf, a->N, a->K, a->gs};
+    if ((st = a->fwd ? q4vk_dequant_t_dispatch(ctx, &da, &dqt, &d[n++], err)
+                     : q4vk_dequant_dispatch(ctx, &da, N * K * 4, &dq, &d[n++], err)))
+        goto out;
     transpose(ctx, p_tr, a->act, at, M, depth, mp, &tp, &d[n++]);
 
     job.bind[Q4VK_TN_P] = (q4vk_binding){at, 0, depth * mp * 4};
