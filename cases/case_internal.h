@@ -193,6 +193,8 @@ void q4c_fill_sym(q4c_rng g, float *a, int64_t n, int64_t A, int e);
 /* Full 24-bit significands, sign random, exponent uniform in [emin, emax]: every
  * value normal (emin >= -126). */
 void q4c_fill_wide(q4c_rng g, float *a, int64_t n, int emin, int emax);
+/* The same with significands of `bits` bits (1..24). */
+void q4c_fill_bits(q4c_rng g, float *a, int64_t n, int bits, int emin, int emax);
 
 typedef enum q4c_scale_mode {
     Q4C_SCALES_NORMAL,   /* +-(1 + m/8) * 2^e, e in [-8, -3] */
@@ -201,6 +203,7 @@ typedef enum q4c_scale_mode {
     Q4C_SCALES_TINY,     /* a quarter (1 + m/8) * 2^-126 (scales[0] always) */
     Q4C_SCALES_WIDE,     /* 24-bit significands, e in [-40, 20] */
     Q4C_SCALES_TINY_WIDE, /* 24-bit significands, e in [-126, -100] */
+    Q4C_SCALES_HUGE,     /* 24-bit significands, e in [70, 100] */
     Q4C_SCALES_ALL_ZERO, /* every scale +0 or -0 */
 } q4c_scale_mode;
 void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode);
@@ -242,6 +245,9 @@ void q4c_fill_act(const q4_case *c, const char *tensor, float *a, int64_t n);
 #define Q4C_CLASSES_WIDE_TINY(what)                                                          \
     {"wide", "24-bit significands over wide exponents: scales 2^-40..2^20, " what " 2^-30..2^30", 0}, \
     {"tiny", "24-bit significands, tiny: scales 2^-126..2^-100, " what " 2^-40..2^-20; products " \
-             "below 2^-126 stress the bounds' absolute term", 0}
+             "below 2^-126 stress the bounds' absolute term", 0},                                \
+    {"deep", what " with 8-bit significands over 2^-110..2^-101 (normal, near the bottom), "   \
+             "scales 2^70..2^100 (24-bit): products 2^-40..2^3, normal; a kernel that scales "  \
+             "an activation down, or forms a power of two below 2^-126, loses them", 0}
 
 #endif

@@ -28,15 +28,21 @@ void q4c_fill_sym(q4c_rng g, float *a, int64_t n, int64_t A, int e)
     for (int64_t i = 0; i < n; i++) a[i] = q4c_exact(q4c_range(&g, -A, A), -e);
 }
 
-void q4c_fill_wide(q4c_rng g, float *a, int64_t n, int emin, int emax)
+void q4c_fill_bits(q4c_rng g, float *a, int64_t n, int bits, int emin, int emax)
 {
-    /* (2^23 + m) * 2^(e - 23): a 24-bit significand with its leading bit set. */
+    /* (2^(bits-1) + m) * 2^(e - bits + 1): a significand of `bits` bits, leading bit set. */
+    const uint64_t top = 1u << (bits - 1);
     for (int64_t i = 0; i < n; i++) {
         uint64_t r = q4c_next(&g);
-        int64_t sig = (int64_t)((1u << 23) | (r & 0x7fffff));
+        int64_t sig = (int64_t)(top | (r & (top - 1)));
         int e = emin + (int)((r >> 24) % (uint64_t)(emax - emin + 1));
-        a[i] = q4c_exact((r >> 40) & 1 ? -sig : sig, e - 23);
+        a[i] = q4c_exact((r >> 40) & 1 ? -sig : sig, e - bits + 1);
     }
+}
+
+void q4c_fill_wide(q4c_rng g, float *a, int64_t n, int emin, int emax)
+{
+    q4c_fill_bits(g, a, n, 24, emin, emax);
 }
 
 /* A normal scale +-(1 + m/8) * 2^e, m in 0..7 (4 significant bits), e in [emin, emin+5]. */
@@ -50,9 +56,9 @@ static float scale_value(uint64_t r, int pow2_only, int emin)
 
 void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode)
 {
-    if (mode == Q4C_SCALES_WIDE || mode == Q4C_SCALES_TINY_WIDE) {
-        q4c_fill_wide(g, s, n, mode == Q4C_SCALES_WIDE ? -40 : -126,
-                      mode == Q4C_SCALES_WIDE ? 20 : -100);
+    if (mode == Q4C_SCALES_WIDE || mode == Q4C_SCALES_TINY_WIDE || mode == Q4C_SCALES_HUGE) {
+        q4c_fill_wide(g, s, n, mode == Q4C_SCALES_WIDE ? -40 : mode == Q4C_SCALES_HUGE ? 70 : -126,
+                      mode == Q4C_SCALES_WIDE ? 20 : mode == Q4C_SCALES_HUGE ? 100 : -100);
         return;
     }
     for (int64_t i = 0; i < n; i++) {
@@ -150,6 +156,8 @@ void q4c_fill_act(const q4_case *c, const char *tensor, float *a, int64_t n)
         q4c_fill_wide(q4c_stream(c, tensor), a, n, -30, 30);
     else if (q4c_values_is(c, "tiny"))
         q4c_fill_wide(q4c_stream(c, tensor), a, n, -40, -20);
+    else if (q4c_values_is(c, "deep"))
+        q4c_fill_bits(q4c_stream(c, tensor), a, n, 8, -110, -101);
     else
         q4c_fill_sym(q4c_stream(c, tensor), a, n, 1 << 23, 23);
 }
@@ -158,6 +166,7 @@ q4c_scale_mode q4c_scale_mode_of(const q4_case *c)
 {
     if (q4c_values_is(c, "wide")) return Q4C_SCALES_WIDE;
     if (q4c_values_is(c, "tiny")) return Q4C_SCALES_TINY_WIDE;
+    if (q4c_values_is(c, "deep")) return Q4C_SCALES_HUGE;
     if (q4c_values_is(c, "all_zero_scales")) return Q4C_SCALES_ALL_ZERO;
     return Q4C_SCALES_NORMAL;
 }

@@ -58,10 +58,18 @@ typedef struct q4vk_device_info {
      * from this M up, where its scratch fits. Q4VK_DENSE_MIN_M unless
      * q4vk_options.dense_min_m says otherwise. */
     uint64_t dense_min_m;
+    /* linear_q4gsw's tensor-core path (linear_q4gsw_mma: VK_NV_cooperative_matrix, s8 x s8
+     * -> s32 16x16x32 in subgroups of 32, int8 arithmetic, the Vulkan memory model): whether the
+     * device has it, and the launcher's policy: from this M up where gs % 32 == 0 and its
+     * scratch fits (Q4VK_MMA_MIN_M unless q4vk_options.mma_min_m says otherwise). */
+    bool coopmat_s8;
+    uint64_t mma_min_m;
 } q4vk_device_info;
 
 /* The default of q4vk_device_info.dense_min_m. */
 #define Q4VK_DENSE_MIN_M 2048
+/* The default of q4vk_device_info.mma_min_m. */
+#define Q4VK_MMA_MIN_M 512
 
 /* Fills up to `max` entries; *count gets the number of devices. No device is Q4_ERR_UNSUPPORTED. */
 q4_status q4vk_enumerate(q4vk_device_info *infos, int max, int *count, q4_error *err);
@@ -130,6 +138,8 @@ typedef struct q4vk_options {
     q4vk_probes probes;           /* all off = none */
     uint64_t dense_min_m;         /* q4vk_device_info.dense_min_m of the context; 0 = the
                                      default, Q4VK_DENSE_MIN_M (q4cts perf --dense-min-m) */
+    uint64_t mma_min_m;           /* q4vk_device_info.mma_min_m; 0 = Q4VK_MMA_MIN_M, UINT64_MAX =
+                                     never (q4cts run/perf --mma-min-m N|off) */
 } q4vk_options;
 
 q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err);
@@ -357,8 +367,11 @@ typedef struct q4vk_plan {
     const char *kernels[Q4VK_PLAN_MAX];   /* built-in kernel names, in dispatch order */
 } q4vk_plan;
 void q4vk_dequantize_plan(const q4vk_device_info *info, q4vk_plan *p);
+/* Whether a built-in kernel belongs to linear_q4gsw's tensor-core path, which only a
+ * device with q4vk_device_info.coopmat_s8 runs. */
+bool q4vk_kernel_tensor_core(const char *kernel);
 void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
-                            q4vk_plan *p);
+                            int64_t gs, q4vk_plan *p);
 void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, int64_t N,
                                      int64_t K, q4vk_plan *p);
 void q4vk_linear_dw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,

@@ -1,6 +1,6 @@
 /* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
  *
- * Three variants, named by their (main) kernels:
+ * Four variants, named by their (main) kernels:
  *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup owns 4
  *    block columns (32 rows of W, 64 contiguous bytes per k4 row) and all of K in KT
  *    slices with U blocks in flight each, summed in shared memory; M is a specialisation
@@ -11,6 +11,9 @@
  *    are split by rows into several dispatches when they exceed one binding.
  *  - linear_tn_tiled (the choice from M = dense_min_m up, where its scratch fits): the
  *    dense path of q4vk_op_linear_dense.c, W dequantized into fp32 scratch first.
+ *  - linear_q4gsw_mma (the choice above 8 from M = mma_min_m up, where the device has
+ *    int8 cooperative matrices and gs % 32 == 0): the tensor-core path of
+ *    q4vk_op_linear_mma.c, exact int8 products of x's digits and the codes.
  * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
  * the gemv and tiled variants, the dispatcher. */
 #include <string.h>
@@ -147,6 +150,15 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     return q4vk_lin_run_rows(ctx, &job, rows, t, err);
 }
 
+static q4_status run_dense(q4vk_context *ctx, const q4vk_linear_args *a,
+                           const q4vk_linear_opts *o, uint64_t lim, q4vk_timing *t,
+                           q4_error *err)
+{
+    const q4vk_lin_dense d = {true, a->x, a->w, a->scales, a->bias, a->y,
+                              a->M, a->N, a->K, a->gs};
+    return q4vk_lin_run_dense(ctx, &d, o, lim, t, err);
+}
+
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                                  const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err)
 {
@@ -160,6 +172,8 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
         return st;
     const char *v = o && o->variant ? o->variant
                   : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV
+                  : q4vk_lin_mma_chosen(q4vk_info(ctx), (uint64_t)a->M, (uint64_t)a->N,
+                                        (uint64_t)a->K, (uint64_t)a->gs, lim) ? Q4VK_K_FWD_MMA
                   : q4vk_lin_dense_chosen(q4vk_info(ctx), true, (uint64_t)a->M, (uint64_t)a->N,
                                           (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED
                   : Q4VK_K_FWD_TILED;
@@ -167,11 +181,26 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
         return run_gemv(ctx, a, lim, t, err);
     if (!strcmp(v, Q4VK_K_FWD_TILED))
         return run_tiled(ctx, a, o, lim, t, err);
-    if (!strcmp(v, Q4VK_K_TN_TILED)) {
-        const q4vk_lin_dense d = {true, a->x, a->w, a->scales, a->bias, a->y,
-                                  a->M, a->N, a->K, a->gs};
-        return q4vk_lin_run_dense(ctx, &d, o, lim, t, err);
+    if (!strcmp(v, Q4VK_K_FWD_MMA)) {
+        /* Data too coarse for the digits: the fp32 path the device would take without
+         * the tensor cores, its time added to the passes'. */
+        bool lossy;
+        q4vk_timing t_pass = {-1.0};
+        if ((st = q4vk_lin_run_mma(ctx, a, lim, &lossy, t ? &t_pass : NULL, err)) || !lossy) {
+            if (t)
+                *t = t_pass;
+            return st;
+        }
+        v = q4vk_lin_dense_chosen(q4vk_info(ctx), true, (uint64_t)a->M, (uint64_t)a->N,
+                                  (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED : Q4VK_K_FWD_TILED;
+        st = strcmp(v, Q4VK_K_TN_TILED) ? run_tiled(ctx, a, o, lim, t, err)
+                                        : run_dense(ctx, a, o, lim, t, err);
+        if (t && t->gpu_ms >= 0)
+            t->gpu_ms = t_pass.gpu_ms >= 0 ? t->gpu_ms + t_pass.gpu_ms : -1.0;
+        return st;
     }
-    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw has no variant %s; expected %s, %s or %s", v,
-                   Q4VK_K_FWD_TILED, Q4VK_K_FWD_GEMV, Q4VK_K_TN_TILED);
+    if (!strcmp(v, Q4VK_K_TN_TILED))
+        return run_dense(ctx, a, o, lim, t, err);
+    return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw has no variant %s; expected %s, %s, %s or %s",
+                   v, Q4VK_K_FWD_TILED, Q4VK_K_FWD_GEMV, Q4VK_K_TN_TILED, Q4VK_K_FWD_MMA);
 }

@@ -13,7 +13,8 @@
  *    runs of a tiled kernel (q4vk_op_linear_common.c). The checks every launcher
  *    shares are in q4vk_op_args.h.
  *  - The dense path of the forward and backward for large M (q4vk_op_linear_dense.c),
- *    with the dequantize kernel's dispatch it reuses (q4vk_op_dequantize.c). */
+ *    with the dequantize kernel's dispatch it reuses (q4vk_op_dequantize.c), and the
+ *    forward's tensor-core path (q4vk_op_linear_mma.c). */
 #ifndef Q4VK_OP_LINEAR_H
 #define Q4VK_OP_LINEAR_H
 
@@ -53,6 +54,9 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_TRANSPOSE "linear_transpose"   /* the dense path's operand transposes */
 #define Q4VK_K_DEQUANT "dequantize"           /* the dense backward's weight pass */
 #define Q4VK_K_DEQUANT_T "dequantize_t"       /* the dense forward's: W^T */
+#define Q4VK_K_FWD_MMA "linear_q4gsw_mma"     /* the tensor-core forward's GEMM (its variant name) */
+#define Q4VK_K_SLICE "linear_slice_i8"        /* its activation pass: x as int8 digit planes */
+#define Q4VK_K_UNPACK_I8 "unpack_w_i8"        /* its weight pass: codes - 8 as int8 */
 #define Q4VK_GEMV_MAX_M 8
 
 /* BK of the 128x128 tile per tiled kernel, shared by the launchers and their plans.
@@ -192,6 +196,24 @@ bool q4vk_lin_dense_chosen(const q4vk_device_info *info, bool fwd, uint64_t M, u
 q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
                              const q4vk_linear_opts *o, uint64_t limit, q4vk_timing *t,
                              q4_error *err);
+
+/* ---- q4vk_op_linear_mma.c ---- */
+/* NULL when the tensor-core forward can run this call on this device (coopmat_s8, gs a
+ * multiple of 32, x and y each in one binding of `limit` bytes, the int8 operands in
+ * one allocation each and together in 1/4 of device memory, 32-bit indices); else why
+ * not, as a phrase. */
+const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64_t N,
+                                uint64_t K, uint64_t gs, uint64_t limit);
+/* The launcher's choice: the tensor-core path where M >= info->mma_min_m and it can run. */
+bool q4vk_lin_mma_chosen(const q4vk_device_info *info, uint64_t M, uint64_t N, uint64_t K,
+                         uint64_t gs, uint64_t limit);
+/* Runs unpack_w_i8 and linear_slice_i8 (one submission), then linear_q4gsw_mma (a
+ * second) unless some element of x is too coarse for the digits: then *lossy is set,
+ * y is untouched, t holds the passes' time, and the caller runs its fp32 path.
+ * Q4_ERR_UNSUPPORTED on a device without coopmat_s8, Q4_ERR_RESOURCE where it does not
+ * fit, each naming why (q4vk_lin_mma_misfit). */
+q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t limit,
+                           bool *lossy, q4vk_timing *t, q4_error *err);
 
 /* ---- q4vk_op_dequantize.c ---- */
 

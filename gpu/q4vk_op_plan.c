@@ -4,7 +4,7 @@
  * error, and static-check findings apply to the cases that run the module.
  *
  * Each plan makes the launcher's own choices through the launcher's own helpers
- * (q4vk_op_linear.h: the gemv bound on M, the dense path's choice, the tile, the
+ * (q4vk_op_linear.h: the gemv bound on M, the tensor-core and dense paths' choices, the tile, the
  * split-K count, the row split;
  * q4vk_op_requant.c: the flat kernel only where K % 8 != 0); gpu/tests checks a plan
  * against the pipelines a launcher really creates. */
@@ -49,12 +49,17 @@ static void dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N
 }
 
 void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
-                            q4vk_plan *p)
+                            int64_t gs, q4vk_plan *p)
 {
     p->n = 0;
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_FWD_GEMV);
-    else if (q4vk_lin_dense_chosen(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+    else if (q4vk_lin_mma_chosen(info, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)gs,
+                                 q4vk_op_limit_of(info, 0))) {
+        add(p, Q4VK_K_SLICE);
+        add(p, Q4VK_K_UNPACK_I8);
+        add(p, Q4VK_K_FWD_MMA);
+    } else if (q4vk_lin_dense_chosen(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K,
                                    q4vk_op_limit_of(info, 0)))
         dense(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
     else

@@ -194,7 +194,7 @@ typedef struct device_caps {
     uint32_t api;                 /* min(device, instance) */
     uint32_t queue_family;
     uint32_t timestamp_bits;
-    bool ext_driver_properties, ext_8bit_storage, ext_portability_subset;
+    bool ext_driver_properties, ext_8bit_storage, ext_portability_subset, ext_coopmat_nv;
     VkDeviceSize max_alloc_bytes;
     VkPhysicalDeviceLimits limits;
 } device_caps;
@@ -226,8 +226,58 @@ static void decode_driver_version(uint32_t vendor, uint32_t v, char *out, size_t
     }
 }
 
-static q4_status device_info(VkPhysicalDevice pd, uint32_t instance_api, int index,
-                             q4vk_device_info *info, device_caps *caps, q4_error *err)
+/* Whether the device offers what linear_q4gsw_mma.comp needs: VK_NV_cooperative_matrix
+ * with a subgroup-scope s8 x s8 -> s32 shape of 16 x 16 x 32, int8 arithmetic, the
+ * Vulkan memory model (glslang declares it for every cooperative-matrix module) and
+ * subgroups of 32 (its workgroup is 8 subgroups over a fixed tile). */
+static bool coopmat_s8(VkInstance instance, VkPhysicalDevice pd, const device_caps *caps,
+                       const q4vk_device_info *info)
+{
+    if (!caps->ext_coopmat_nv || caps->api < VK_API_VERSION_1_2 || info->subgroup_size != 32)
+        return false;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+    };
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = &mm,
+    };
+    VkPhysicalDeviceShaderFloat16Int8Features i8 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+        .pNext = &cm,
+    };
+    VkPhysicalDeviceFeatures2 feats = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &i8,
+    };
+    vkGetPhysicalDeviceFeatures2(pd, &feats);
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV props =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(
+            instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    if (!cm.cooperativeMatrix || !i8.shaderInt8 || !mm.vulkanMemoryModel || !props)
+        return false;
+    VkCooperativeMatrixPropertiesNV list[64];
+    uint32_t n = 64;
+    for (uint32_t i = 0; i < n; i++)
+        list[i] = (VkCooperativeMatrixPropertiesNV){
+            .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV};
+    VkResult r = props(pd, &n, list);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        const VkCooperativeMatrixPropertiesNV *p = &list[i];
+        if (p->MSize == 16 && p->NSize == 16 && p->KSize == 32 &&
+            p->AType == VK_COMPONENT_TYPE_SINT8_NV && p->BType == VK_COMPONENT_TYPE_SINT8_NV &&
+            p->CType == VK_COMPONENT_TYPE_SINT32_NV && p->DType == VK_COMPONENT_TYPE_SINT32_NV &&
+            p->scope == VK_SCOPE_SUBGROUP_NV)
+            return true;
+    }
+    return false;
+}
+
+static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t instance_api,
+                             int index, q4vk_device_info *info, device_caps *caps,
+                             q4_error *err)
 {
     VkPhysicalDeviceProperties props;
     VkExtensionProperties *ext = NULL;
@@ -254,6 +304,7 @@ static q4_status device_info(VkPhysicalDevice pd, uint32_t instance_api, int ind
         has_extension(ext, n_ext, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
     caps->ext_8bit_storage = has_extension(ext, n_ext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
     caps->ext_portability_subset = has_extension(ext, n_ext, "VK_KHR_portability_subset");
+    caps->ext_coopmat_nv = has_extension(ext, n_ext, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     free(ext);
 
     /* Properties: subgroups, IDs, driver, allocation limit. */
@@ -356,6 +407,8 @@ static q4_status device_info(VkPhysicalDevice pd, uint32_t instance_api, int ind
     caps->max_alloc_bytes = maint3.maxMemoryAllocationSize;
     info->max_alloc_bytes = maint3.maxMemoryAllocationSize;
     info->dense_min_m = Q4VK_DENSE_MIN_M;
+    info->coopmat_s8 = coopmat_s8(instance, pd, caps, info);
+    info->mma_min_m = Q4VK_MMA_MIN_M;
     caps->limits = props.limits;
     return Q4_OK;
 }
@@ -378,7 +431,7 @@ q4_status q4vk_enumerate(q4vk_device_info *infos, int max, int *count, q4_error 
     st = physical_devices(instance, &pds, &n, err);
     for (uint32_t i = 0; st == Q4_OK && i < n && (int)i < max; i++) {
         device_caps caps;
-        st = device_info(pds[i], api, (int)i, &infos[i], &caps, err);
+        st = device_info(instance, pds[i], api, (int)i, &infos[i], &caps, err);
     }
     if (st == Q4_OK)
         *count = (int)n;
@@ -494,7 +547,7 @@ static q4_status select_device(const q4vk_device_info *infos, int n, const char 
 
 static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_error *err)
 {
-    const char *ext[4];
+    const char *ext[5];
     uint32_t n_ext = 0;
     float priority = 1.0f;
     VkResult r;
@@ -506,10 +559,27 @@ static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_er
         ext[n_ext++] = "VK_KHR_portability_subset";
     if (ctx->info.storage8 && caps->api < VK_API_VERSION_1_2)
         ext[n_ext++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
+    if (ctx->info.coopmat_s8)
+        ext[n_ext++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     for (uint32_t i = 0; i < n_ext; i++)
         snprintf(ctx->extensions[ctx->n_extensions++], sizeof ctx->extensions[0], "%s", ext[i]);
 
-    /* Enable exactly the storage features the info reports. */
+    /* Enable exactly the storage features the info reports, and int8 cooperative
+     * matrices where the info says the device has them (coopmat_s8). */
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+        .vulkanMemoryModel = VK_TRUE,
+    };
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = &mm,
+        .cooperativeMatrix = VK_TRUE,
+    };
+    VkPhysicalDeviceShaderFloat16Int8Features i8 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+        .pNext = &cm,
+        .shaderInt8 = VK_TRUE,
+    };
     VkPhysicalDevice8BitStorageFeatures s8 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
         .storageBuffer8BitAccess = ctx->info.storage8,
@@ -519,6 +589,10 @@ static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_er
         .pNext = ctx->info.storage8 ? &s8 : NULL,
         .storageBuffer16BitAccess = ctx->info.storage16,
     };
+    if (ctx->info.coopmat_s8) {   /* the cooperative-matrix features go first in the chain */
+        mm.pNext = s16.pNext;
+        s16.pNext = &i8;
+    }
     VkPhysicalDeviceFeatures supported;
     vkGetPhysicalDeviceFeatures(ctx->phys, &supported);
     VkPhysicalDeviceFeatures2 feats = {
@@ -655,15 +729,17 @@ q4_status q4vk_create(const q4vk_options *opt, q4vk_context **out, q4_error *err
         goto fail;
     }
     for (uint32_t i = 0; i < n; i++)
-        if ((st = device_info(pds[i], api, (int)i, &infos[i], &caps, err)) != Q4_OK)
+        if ((st = device_info(ctx->instance, pds[i], api, (int)i, &infos[i], &caps, err)) != Q4_OK)
             goto fail;
     if ((st = select_device(infos, (int)n, opt->device, &chosen, err)) != Q4_OK)
         goto fail;
     ctx->phys = pds[chosen];
-    if ((st = device_info(ctx->phys, api, chosen, &ctx->info, &caps, err)) != Q4_OK)
+    if ((st = device_info(ctx->instance, ctx->phys, api, chosen, &ctx->info, &caps, err)) != Q4_OK)
         goto fail;
     if (opt->dense_min_m)
         ctx->info.dense_min_m = opt->dense_min_m;
+    if (opt->mma_min_m)
+        ctx->info.mma_min_m = opt->mma_min_m;
     if ((st = device_create(ctx, &caps, err)) != Q4_OK)
         goto fail;
     if ((st = q4vk_apply_test_limits(ctx, &opt->test_limits, err)) != Q4_OK)

@@ -61,8 +61,16 @@ q4_status q4vk_raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFl
                      (unsigned)required);
         goto fail;
     }
+    /* Every buffer has an allocation of its own: saying so (a dedicated allocation,
+     * core in Vulkan 1.1) lets the driver place it as it would a resource it alone
+     * backs (issue 14: the spread of CE's time across processes). */
+    VkMemoryDedicatedAllocateInfo dedicated = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+        .buffer = *buffer,
+    };
     VkMemoryAllocateInfo mai = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = &dedicated,
         .allocationSize = req.size,
         .memoryTypeIndex = (uint32_t)type,
     };

@@ -99,6 +99,9 @@ static const char usage[] =
     "  --dense-min-m M      perf: the q4 linears take their dense path (W dequantized,\n"
     "                       then an fp32 GEMM; docs/perf.md) from this M up, not 2048;\n"
     "                       an M above every case's keeps the tiled kernels\n"
+    "  --mma-min-m M|off    run, perf: linear_q4gsw takes its tensor-core path (int8\n"
+    "                       cooperative matrices; devices that have them) from this M\n"
+    "                       up, not 512; off never (docs/perf.md)\n"
     "\n"
     "Compare:\n"
     "  --factor F           list margins that grew or shrank more than F times (default 2)\n"
@@ -277,7 +280,7 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_KERNEL, OPT_INTERFACE, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE,
        OPT_HELP, OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
        OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT, OPT_JOBS, OPT_DEVICES,
-       OPT_FLAKE_RETRIES, OPT_DENSE_MIN_M };
+       OPT_FLAKE_RETRIES, OPT_DENSE_MIN_M, OPT_MMA_MIN_M };
 
 typedef struct option_def {
     const char *name;
@@ -314,6 +317,7 @@ static const option_def opts[] = {
     { "warmup-ms", 1, OPT_WARMUP_MS },
     { "baseline", 1, OPT_BASELINE },
     { "dense-min-m", 1, OPT_DENSE_MIN_M },
+    { "mma-min-m", 1, OPT_MMA_MIN_M },
     { "factor", 1, OPT_FACTOR },
     { "jobs", 1, OPT_JOBS },
     { "devices", 1, OPT_DEVICES },
@@ -398,6 +402,13 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
         if ((st = parse_uint("--dense-min-m", value, UINT32_MAX, &v, err)) == Q4_OK && v == 0)
             st = q4_fail(err, Q4_ERR_ARG, "--dense-min-m expects at least 1, got 0");
         cli->dense_min_m = v;
+        break;
+    case OPT_MMA_MIN_M:
+        if (!strcmp(value, "off"))
+            v = UINT64_MAX;
+        else if ((st = parse_uint("--mma-min-m", value, UINT32_MAX, &v, err)) == Q4_OK && v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--mma-min-m expects at least 1 or off, got 0");
+        cli->mma_min_m = v;
         break;
     case OPT_TIMEOUT:
         if ((st = parse_uint("--timeout", value, 86400, &v, err)) == Q4_OK && v == 0)
@@ -511,6 +522,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                                          cli->flaky_every))
         return q4_fail(err, Q4_ERR_ARG, "--jobs, --devices, --flake-retries and --inject-fault "
                        "flaky@N apply to run only, not %s", cli->command);
+    if (cli->mma_min_m && strcmp(cli->command, "perf") && strcmp(cli->command, "run"))
+        return q4_fail(err, Q4_ERR_ARG, "--mma-min-m applies to run and perf only, not %s",
+                       cli->command);
     if (cli->dense_min_m && strcmp(cli->command, "perf"))
         return q4_fail(err, Q4_ERR_ARG, "--dense-min-m applies to perf only, not %s",
                        cli->command);
@@ -538,6 +552,7 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                             : !strcmp(cli->command, "kernels") ? "kernels"
                             : !strcmp(cli->command, "perf") && cli->n_kernels ? "perf --kernel"
                             : cli->dense_min_m ? "--dense-min-m"
+                            : cli->mma_min_m ? "--mma-min-m"
                             : NULL;
         if (vk_only)
             return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu "

@@ -45,6 +45,8 @@ typedef struct q4h_cli {
     q4vk_faults faults;
     int perf_reps, perf_warmup, perf_warmup_ms;
     uint64_t dense_min_m;           /* perf --dense-min-m: q4vk_options.dense_min_m (0: default) */
+    uint64_t mma_min_m;             /* run/perf --mma-min-m: q4vk_options.mma_min_m (0: default,
+                                       UINT64_MAX: off) */
     double factor;                  /* compare --factor (default 2) */
     q4h_api api;                    /* --api vulkan|webgpu */
     int jobs;                       /* --jobs: worker processes at once (default 1, or one

@@ -52,10 +52,11 @@ static int cmd_devices(const q4h_cli *cli)
     for (int i = 0; i < count && i < 16; i++) {
         char api[32];
         api_string(infos[i].api_version, api, sizeof api);
-        printf("%d: %s (%s, vendor 0x%04x)\n   driver %s %s (%s), Vulkan %s\n   uuid %s\n",
+        printf("%d: %s (%s, vendor 0x%04x)\n   driver %s %s (%s), Vulkan %s\n   uuid %s\n"
+               "   int8 cooperative matrices (linear_q4gsw's tensor-core path): %s\n",
                infos[i].index, infos[i].name, infos[i].type, infos[i].vendor_id,
                infos[i].driver_name, infos[i].driver_version_str, infos[i].driver_info, api,
-               infos[i].uuid);
+               infos[i].uuid, infos[i].coopmat_s8 ? "yes" : "no");
     }
     return 0;
 }
@@ -363,7 +364,8 @@ static int cmd_run(const q4h_cli *cli)
     repro_flags(cli, repro, sizeof repro);
     q4h_run_options opt = {
         .vk = { .device = cli->device, .validation = cli->validation != 0,
-                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
+                .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults,
+                .mma_min_m = cli->mma_min_m },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .dump_all = cli->dump_all != 0,
         .overrides = overrides, .n_overrides = (int)cli->n_kernels, .repro_flags = repro,

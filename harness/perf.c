@@ -186,7 +186,7 @@ int q4h_perf(const q4h_cli *cli)
     const q4h_run_options opt = {
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults,
-                .dense_min_m = cli->dense_min_m },
+                .dense_min_m = cli->dense_min_m, .mma_min_m = cli->mma_min_m },
         .overrides = overrides, .n_overrides = (int)cli->n_kernels,
     };
     perf_task task = { .cli = cli, .opt = &opt };
@@ -239,22 +239,31 @@ int q4h_perf(const q4h_cli *cli)
         printf("kernels replaced: %s\n", q4_echo(replaced, shown, sizeof shown));
     }
     /* The linears' dense path threshold, where the run moved it: it changes what runs. */
-    char dense_m[24] = "";
+    char dense_m[24] = "", mma_m[24] = "";
     if (cli->dense_min_m) {
         snprintf(dense_m, sizeof dense_m, "%" PRIu64, dev.dense_min_m);
         printf("linear dense path from M = %s\n", dense_m);
+    }
+    if (dev.coopmat_s8) {
+        if (dev.mma_min_m == UINT64_MAX)
+            snprintf(mma_m, sizeof mma_m, "off");
+        else
+            snprintf(mma_m, sizeof mma_m, "%" PRIu64, dev.mma_min_m);
+        printf("linear tensor-core path from M = %s\n", mma_m);
     }
     printf("%-58s %10s %10s %9s %9s %7s %s\n", "case", "median ms", "p10-p90 %", "GB/s",
            "TFLOP/s", "% ceil", "bound");
     char driver[sizeof dev.driver_name + sizeof dev.driver_version_str + 2];
     snprintf(driver, sizeof driver, "%s %s", dev.driver_name, dev.driver_version_str);
-    q4_prop props[5] = { { "device", dev.name }, { "driver", driver },
+    q4_prop props[6] = { { "device", dev.name }, { "driver", driver },
                          { "api", cli->api == Q4H_API_WEBGPU ? "webgpu" : "vulkan" } };
     int n_props = 3;
     if (replaced[0])
         props[n_props++] = (q4_prop){ "kernel_overrides", replaced };
     if (dense_m[0])
         props[n_props++] = (q4_prop){ "linear_dense_min_m", dense_m };
+    if (mma_m[0])
+        props[n_props++] = (q4_prop){ "linear_mma_min_m", mma_m };
     q4_perf_json *json = NULL;
     if (cli->json && q4_perf_json_open(cli->json, props, n_props, ceil.copy_gbs,
                                        ceil.fma_tflops,

@@ -76,7 +76,11 @@ q4_status q4h_overrides_check_used(const q4h_run_options *opt, const q4_case *ca
         return q4_fail(err, Q4_ERR_ARG, "--kernel %s=%.200s: no selected case runs kernel %s "
                        "on this device, so the override would go untested%s", kernel,
                        opt->overrides[o].path, kernel,
-                       example[0] ? example : " (no case of q4cts runs it here)");
+                       example[0] ? example
+                       : q4vk_kernel_tensor_core(kernel) && !info->coopmat_s8
+                           ? " (it belongs to the tensor-core path, which needs int8 "
+                             "cooperative matrices; this device has none)"
+                           : " (no case of q4cts runs it here)");
     }
     return Q4_OK;
 }

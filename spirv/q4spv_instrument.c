@@ -78,6 +78,9 @@ typedef struct pass {
     int nomem;
     uint32_t next_id;
     uint32_t storage;          /* StorageBuffer, or Uniform (+BufferBlock) before SPIR-V 1.3 */
+    uint32_t scope;            /* of the bounds atomics: Device, or QueueFamily under the
+                                  Vulkan memory model (Device would need a capability,
+                                  VulkanMemoryModelDeviceScope, the module may not have) */
     /* ids: existing or new (new_* says which must be declared) */
     uint32_t t_uint, t_bool, t_void, t_fn;
     bool new_uint, new_bool, new_void, new_fn;
@@ -397,7 +400,7 @@ static void emit_check_fn(pass *p, words *b)
     inst(b, SpvOpBranchConditional, 3, bad, l1, l2);
     inst(b, SpvOpLabel, 1, l1);
     inst(b, SpvOpAtomicUMin, 6, p->t_uint, new_id(p), ptr_access(p, b, site),
-         konst(p, SpvScopeDevice), konst(p, SpvMemorySemanticsMaskNone), off);
+         konst(p, p->scope), konst(p, SpvMemorySemanticsMaskNone), off);
     inst(b, SpvOpBranch, 1, l2);
     inst(b, SpvOpLabel, 1, l2);
     inst(b, SpvOpReturn, 0);
@@ -611,6 +614,10 @@ q4_status q4spv_instrument(const uint32_t *in, size_t n, const q4spv_options *op
                         q4spv_has_extension(&mod, "SPV_KHR_storage_buffer_storage_class")
                     ? SpvStorageClassStorageBuffer
                     : SpvStorageClassUniform;
+    p.scope = SpvScopeDevice;
+    for (size_t k = 0; k < mod.n_insts; k++)
+        if (mod.insts[k].opcode == SpvOpMemoryModel && q4spv_word(&mod, k, 2) == SpvMemoryModelVulkan)
+            p.scope = SpvScopeQueueFamily;
     plan_ids(&p);
 
     emit_functions(&p, &body, first_fn);

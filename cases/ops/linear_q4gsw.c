@@ -69,6 +69,8 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.large.m257_n520_k256_g64_b1",
     "q4cts.linear_q4gsw.large.m128_n1028_k128_g32",
     "q4cts.linear_q4gsw.large.m1_n4096_k1024_g128",
+    /* gs above 128: the tensor-core path's exponent blocks (128 K) are finer than a group */
+    "q4cts.linear_q4gsw.grouped.m40_n64_k512_g256",
     "q4cts.linear_q4gsw.large.m2_n2048_k2048_g64",
     /* M >= 2048: the dense path (dequantize, transposes, linear_tn_tiled) */
     "q4cts.linear_q4gsw.large.m2050_n36_k64_g32_b1",
@@ -83,6 +85,13 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.grouped.m24_n32_k96_g12.tiny",
     "q4cts.linear_q4gsw.partial_m.m1_n16_k32_g32.tiny",
     "q4cts.linear_q4gsw.bias.m8_n16_k32_g32_b1.tiny",
+    "q4cts.linear_q4gsw.tile_aligned.m64_n64_k128_g128.tiny",
+    "q4cts.linear_q4gsw.tile_aligned.m64_n64_k128_g128.deep",
+    "q4cts.linear_q4gsw.partial_m.m3_n32_k64_g32.deep",
+    "q4cts.linear_q4gsw.bias.m40_n64_k512_g256_b1.deep",
+    /* 24-bit significands over 60 binades in blocks of 32: too coarse for the tensor-core
+     * path's four digits, which then hands the call to the fp32 path */
+    "q4cts.linear_q4gsw.partial_m.m41_n64_k32_g32.wide",
     /* random sweeps (cases/sweep.txt has 10,000 more) */
     "q4cts.linear_q4gsw.random.s0",
     "q4cts.linear_q4gsw.random.s1",

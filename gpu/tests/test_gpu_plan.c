@@ -66,7 +66,7 @@ static void linear_must(int64_t M, int64_t N, int64_t K, int backward, const cha
     } else {
         q4vk_linear_args args = {a, w, s, NULL, y, M, N, K, gs};
         CK_OK(q4vk_linear_q4gsw(ctx, &args, NULL, &err_));
-        q4vk_linear_q4gsw_plan(q4vk_info(ctx), M, N, K, &p);
+        q4vk_linear_q4gsw_plan(q4vk_info(ctx), M, N, K, gs, &p);
     }
     int found = must == NULL;
     for (int i = 0; i < p.n; i++)

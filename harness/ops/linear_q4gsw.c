@@ -79,7 +79,7 @@ static const q4h_param params[] = {
 
 static void plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
 {
-    q4vk_linear_q4gsw_plan(info, c->m, c->n, c->k, p);
+    q4vk_linear_q4gsw_plan(info, c->m, c->n, c->k, c->gs, p);
 }
 
 const q4h_op q4h_op_linear_q4gsw = {

@@ -108,7 +108,8 @@ START_TEST(builtin_kernels)
         ck_assert_msg(stores > 0, "%s: no store site", k[i].name);
         for (uint32_t s = 0; s < map->n_sites; s++) {
             ck_assert_uint_lt(map->sites[s].binding, k[i].n_bindings);
-            ck_assert_uint_gt(map->sites[s].at.line, 0);
+            ck_assert_msg(map->sites[s].at.line > 0, "%s: access site %u has no line",
+                          k[i].name, s);
         }
         ck_assert_uint_eq(map->n_slots, map->site_base + map->n_sites);
         free(out);

@@ -39,6 +39,12 @@ message("${out}${errout}")
 if("${out}${errout}" MATCHES "no Vulkan device found")
   return()
 endif()
+# A mutant of the tensor-core path on a device without int8 cooperative matrices
+# (lavapipe): nothing to run it on. ctest shows it as skipped (tests/CMakeLists.txt);
+# the H200 runs these (docs/perf.md).
+if("${out}${errout}" MATCHES "int8 cooperative matrices; this device has none")
+  return()
+endif()
 if(NOT rc EQUAL 1)
   message(FATAL_ERROR "expected q4cts to exit 1 with the mutated ${kernel}; it exited ${rc}")
 endif()
