@@ -248,6 +248,9 @@ void q4c_fill_act(const q4_case *c, const char *tensor, float *a, int64_t n);
              "below 2^-126 stress the bounds' absolute term", 0},                                \
     {"deep", what " with 8-bit significands over 2^-110..2^-101 (normal, near the bottom), "   \
              "scales 2^70..2^100 (24-bit): products 2^-40..2^3, normal; a kernel that scales "  \
-             "an activation down, or forms a power of two below 2^-126, loses them", 0}
+             "an activation down, or forms a power of two below 2^-126, loses them", 0},        \
+    {"outlier", what " 24-bit over 2^-8..2^0 but for one element in each 64 (a seeded "       \
+                "position) at 2^20..2^24: the activation outliers of large models; a kernel "   \
+                "that gives a block one exponent keeps few bits of the rest", 0}
 
 #endif

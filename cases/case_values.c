@@ -158,6 +158,16 @@ void q4c_fill_act(const q4_case *c, const char *tensor, float *a, int64_t n)
         q4c_fill_wide(q4c_stream(c, tensor), a, n, -40, -20);
     else if (q4c_values_is(c, "deep"))
         q4c_fill_bits(q4c_stream(c, tensor), a, n, 8, -110, -101);
+    else if (q4c_values_is(c, "outlier")) {
+        q4c_rng g = q4c_stream(c, tensor);
+        q4c_fill_wide(g, a, n, -8, 0);
+        q4c_rng o = q4c_stream(c, "outliers");
+        for (int64_t i = 0; i < n; i += 64) {
+            int64_t at = i + (int64_t)q4c_below(&o, (uint64_t)(n - i < 64 ? n - i : 64));
+            q4c_fill_wide(o, &a[at], 1, 20, 24);
+            q4c_next(&o);
+        }
+    }
     else
         q4c_fill_sym(q4c_stream(c, tensor), a, n, 1 << 23, 23);
 }

@@ -12,7 +12,7 @@
  *  - linear_tn_tiled (the choice from M = dense_min_m up, where its scratch fits): the
  *    dense path of q4vk_op_linear_dense.c, W dequantized into fp32 scratch first.
  *  - linear_q4gsw_mma (the choice above 8 from M = mma_min_m up, where the device has
- *    int8 cooperative matrices and gs % 32 == 0): the tensor-core path of
+ *    int8 cooperative matrices and gs % 64 == 0): the tensor-core path of
  *    q4vk_op_linear_mma.c, exact int8 products of x's digits and the codes.
  * The order below: public entry, the operands (checked in q4vk_op_linear_common.c),
  * the gemv and tiled variants, the dispatcher. */

@@ -406,8 +406,9 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_MMA_MIN_M:
         if (!strcmp(value, "off"))
             v = UINT64_MAX;
-        else if ((st = parse_uint("--mma-min-m", value, UINT32_MAX, &v, err)) == Q4_OK && v == 0)
-            st = q4_fail(err, Q4_ERR_ARG, "--mma-min-m expects at least 1 or off, got 0");
+        else if (parse_uint("--mma-min-m", value, UINT32_MAX, &v, NULL) != Q4_OK || v == 0)
+            st = q4_fail(err, Q4_ERR_ARG, "--mma-min-m expects a number of rows from 1 to %u, "
+                         "or off; got '%s'", UINT32_MAX, SHOWN(value));
         cli->mma_min_m = v;
         break;
     case OPT_TIMEOUT:

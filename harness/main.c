@@ -313,6 +313,10 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --validation");
     if (cli->bounds_check)
         ADD(" --bounds-check");
+    if (cli->mma_min_m == UINT64_MAX)
+        ADD(" --mma-min-m off");
+    else if (cli->mma_min_m)
+        ADD(" --mma-min-m %llu", (unsigned long long)cli->mma_min_m);
 #undef ADD
 }
 

@@ -89,9 +89,10 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.tile_aligned.m64_n64_k128_g128.deep",
     "q4cts.linear_q4gsw.partial_m.m3_n32_k64_g32.deep",
     "q4cts.linear_q4gsw.bias.m40_n64_k512_g256_b1.deep",
-    /* 24-bit significands over 60 binades in blocks of 32: too coarse for the tensor-core
-     * path's four digits, which then hands the call to the fp32 path */
-    "q4cts.linear_q4gsw.partial_m.m41_n64_k32_g32.wide",
+    /* activation outliers: too coarse for the tensor-core path's four digits, which then
+     * hands the call to the fp32 path */
+    "q4cts.linear_q4gsw.partial_m.m41_n64_k64_g64.outlier",
+    "q4cts.linear_q4gsw.grouped.m16_n32_k256_g128.outlier",
     /* random sweeps (cases/sweep.txt has 10,000 more) */
     "q4cts.linear_q4gsw.random.s0",
     "q4cts.linear_q4gsw.random.s1",

@@ -67,6 +67,7 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.odd_n4.m16_n20_k64_g64.tiny",
     "q4cts.linear_q4gsw_backward.tile_aligned.m64_n64_k128_g128.deep",
     "q4cts.linear_q4gsw_backward.partial_m.m3_n32_k64_g32.deep",
+    "q4cts.linear_q4gsw_backward.partial_m.m41_n64_k64_g64.outlier",
     /* random sweeps (cases/sweep.txt has 10,000 more) */
     "q4cts.linear_q4gsw_backward.random.s0",
     "q4cts.linear_q4gsw_backward.random.s1",

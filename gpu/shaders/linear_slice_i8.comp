@@ -1,7 +1,7 @@
 // q4vk: bindings=4 push=20
 // linear_slice_i8.comp: the tensor-core forward's activation pass (issue 14;
 // docs/numerics.md "The sliced int8 path"). Each block of `blk` consecutive K of a
-// row of x [M, K] (blk in {32, 64, 128}, dividing gs) is written as S = 4 int8 digit
+// row of x [M, K] (blk 64 or 128, dividing gs) is written as S = 4 int8 digit
 // planes under one power-of-two exponent e, 2^(e-1) <= max |x| < 2^e of the block:
 //   x = sum_i d_i 2^(e - 6 - 7i) + r,  d_i in [-64, 64],  |r| <= 2^(e - 28).
 // z = x 2^(6 - e) (|z| < 64, exact), d_0 = roundEven(z), z = (z - d_0) 128 (exact:

@@ -631,6 +631,26 @@ START_TEST(bad_args)
                  q4vk_linear_q4gsw_opts(ctx, &a4, &od, NULL, &err_));
     }
 
+    /* the tensor-core variant: Q4_ERR_UNSUPPORTED naming why on a device without int8
+     * cooperative matrices (lavapipe); where the device has them, a gs that is not a
+     * multiple of 64 is named instead */
+    {
+        q4vk_linear_opts om = opts(Q4VK_K_FWD_MMA, NULL, 0);
+        q4vk_linear_args a16 = fa;
+        a16.M = 4;
+        a16.K = 32;
+        a16.gs = 8;
+        if (q4vk_info(ctx)->coopmat_s8)
+            CK_FAILS(Q4_ERR_RESOURCE, "variant linear_q4gsw_mma cannot run M = 4, N = 16, "
+                                      "K = 32, gs = 8 on this device: gs is not a multiple of 64",
+                     q4vk_linear_q4gsw_opts(ctx, &a16, &om, NULL, &err_));
+        else
+            CK_FAILS(Q4_ERR_UNSUPPORTED, "variant linear_q4gsw_mma cannot run M = 4, N = 16, "
+                                         "K = 32, gs = 8 on this device: the device has no "
+                                         "int8 cooperative matrices",
+                     q4vk_linear_q4gsw_opts(ctx, &a16, &om, NULL, &err_));
+    }
+
     /* variants: unknown, and gemv beyond M = 8 */
     q4vk_linear_opts o = opts("linear_q4gsw_bogus", NULL, 0);
     CK_FAILS(Q4_ERR_ARG, "has no variant linear_q4gsw_bogus",

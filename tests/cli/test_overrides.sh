@@ -101,6 +101,21 @@ if "$q4cts" devices >/dev/null 2>&1; then
     "$q4cts" perf --filter $lin --reps 2 --kernel linear_tn_tiled=tn.spv
   expect 2 '--dense-min-m applies to perf only, not run' -- "$q4cts" run --filter $lin --dense-min-m 9
   expect 2 '--dense-min-m expects at least 1, got 0' -- "$q4cts" perf --filter $lin --dense-min-m 0
+  # --mma-min-m (issue 14): the tensor-core path's threshold, for run and perf; an
+  # override of its kernels on a device without int8 cooperative matrices says why no
+  # case runs it
+  expect 2 "--mma-min-m expects a number of rows from 1 to 4294967295, or off; got '0'" -- \
+    "$q4cts" run --filter $lin --mma-min-m 0
+  expect 2 "--mma-min-m expects a number of rows from 1 to 4294967295, or off; got 'never'" -- \
+    "$q4cts" perf --filter $lin --mma-min-m never
+  expect 2 '--mma-min-m applies to run and perf only, not list' -- "$q4cts" list --mma-min-m 9
+  expect 0 '^result: PASS' -- "$q4cts" run --filter $lin --mma-min-m 9 --json mma.json
+  grep -q '"repro": "[^"]*--mma-min-m 9' mma.json || fail "--mma-min-m is not in the repro line"
+  if ! "$q4cts" devices | grep -q 'cooperative matrices.*: yes'; then
+    "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o mma.spv "$shaders/linear_q4gsw_mma.comp"
+    expect 2 'tensor-core path, which needs int8 cooperative matrices; this device has none' -- \
+      "$q4cts" run --filter $lin --mma-min-m 9 --kernel linear_q4gsw_mma=mma.spv
+  fi
 else
   echo "no Vulkan device: the accepted module is not run"
 fi
