@@ -13,8 +13,9 @@
 // A workgroup (8 subgroups of 32) owns a 64 x 128 tile of y; subgroup w a 32 x 32
 // sub-tile (2 x 2 fragments of 16 x 16, one int32 accumulator per digit plane each).
 // Each step of 32 K is staged into shared memory by the whole workgroup (16-byte
-// loads, the next step's loads in flight while this one multiplies; two buffers, one
-// barrier a step). Rows are padded to 48 bytes so that the fragment loads' 16-byte
+// loads of 8 KiB of digits and 4 KiB of codes, each contiguous: linear_slice_i8 and
+// unpack_w_i8 write in this order; the next step's loads in flight while this one
+// multiplies; two buffers, one barrier a step). Rows are padded to 48 bytes so that the fragment loads' 16-byte
 // rows fall in distinct banks. At each block's end every invocation scales its own
 // components of each fragment into float accumulators (fragments too): which (row,
 // column) a component holds is read once from an "iota" fragment loaded from r*16+c,
@@ -36,9 +37,9 @@
 
 layout(local_size_x = 256) in;
 
-layout(set = 0, binding = 0) readonly buffer D { uvec4 d4[]; };      // [4][Mp][K] int8 digits
+layout(set = 0, binding = 0) readonly buffer D { uvec4 d4[]; };      // int8 digits, staging order
 layout(set = 0, binding = 1) readonly buffer E { int e[]; };         // [Mp][K/blk]
-layout(set = 0, binding = 2) readonly buffer W { uvec4 w4[]; };      // [Np][K] int8 codes - 8
+layout(set = 0, binding = 2) readonly buffer W { uvec4 w4[]; };      // int8 codes - 8, staging order
 layout(set = 0, binding = 3) readonly buffer S { float sc[]; };      // [K/gs, N]
 layout(set = 0, binding = 4) readonly buffer B { float bias[]; };    // [N]
 layout(set = 0, binding = 5) writeonly buffer Y { float y[]; };      // [M, N]
@@ -64,14 +65,10 @@ uvec4 ga[2], gb;                   // the next step's operands, in flight
 
 void fetch(uint mt, uint nt, uint k)
 {
-    uint K16 = pc.K / 16u, k16 = k / 16u;
-    [[unroll]] for (uint j = 0u; j < 2u; j++) {
-        uint i = gl_LocalInvocationIndex + 256u * j;      // plane, row, half of 4 x 64 x 2
-        uint p = i / 128u, r = (i % 128u) / 2u, h = i % 2u;
-        ga[j] = d4[(p * pc.Mp + mt + r) * K16 + k16 + h];
-    }
-    uint t = gl_LocalInvocationIndex;
-    gb = w4[(nt + t / 2u) * K16 + k16 + t % 2u];
+    uint steps = pc.K / 32u, ks = k / 32u;
+    [[unroll]] for (uint j = 0u; j < 2u; j++)                // plane, row, half of 4 x 64 x 2
+        ga[j] = d4[((mt / 64u) * steps + ks) * 512u + gl_LocalInvocationIndex + 256u * j];
+    gb = w4[((nt / 128u) * steps + ks) * 256u + gl_LocalInvocationIndex];  // row, half
 }
 
 void stage(uint buf)

@@ -8,6 +8,10 @@
 // |z - d_0| <= 1/2 and both are multiples of ulp(z)), and so on: every step is exact,
 // only the last residual is dropped. Rows M .. Mp-1 are written as zeros so that the
 // GEMM's 16-row fragments never read past the planes.
+// The digits lie in the GEMM's staging order: one chunk of 64 rows x 32 K (2 KiB, row
+// after row) per row tile, step of 32 K and plane, the 4 planes of a (tile, step)
+// together, steps in order, tiles in order: a workgroup's 8 KiB for one step are
+// contiguous (linear_q4gsw_mma's fetch).
 // The pass also says whether the digits are exact enough: an element whose dropped
 // residual exceeds 2^-26 |x| (a quarter of its own rounding unit; z, the residual in
 // units of 2^-28 of the first digit's, above 4 |z_0|) sets `lossy`, and the launcher
@@ -20,7 +24,7 @@
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0) readonly buffer X { vec4 x4[]; };     // [M, K]
-layout(set = 0, binding = 1) writeonly buffer D { uint d[]; };     // [4][Mp][K/4] words of 4 digits
+layout(set = 0, binding = 1) writeonly buffer D { uint d[]; };     // chunks, 4 digits a word
 layout(set = 0, binding = 2) writeonly buffer E { int e[]; };      // [Mp][K/blk]
 layout(set = 0, binding = 3) buffer L { uint lossy; };             // cleared by unpack_w_i8
 
@@ -57,13 +61,14 @@ void main()
     if (live && l % b4 == 0u)
         e[i / b4] = ex;
     vec4 z0 = ldexp(v, ivec4(6 - ex)), z = z0;
-    uint plane = pc.Mp * K4;
+    uint k4 = i % K4;   // word (m, k4) of plane s: chunk ((m/64) K/32 + k4/8) 4 + s, word (m%64) 8 + k4%8
+    uint at = ((m / 64u) * (pc.K / 32u) + k4 / 8u) * 2048u + (m % 64u) * 8u + k4 % 8u;
     [[unroll]] for (uint s = 0u; s < 4u; s++) {
         vec4 q = roundEven(z);
         z = (z - q) * 128.0;
         uvec4 by = uvec4(ivec4(q)) & 0xFFu;
         if (live)
-            d[s * plane + i] = by.x | (by.y << 8) | (by.z << 16) | (by.w << 24);
+            d[at + s * 512u] = by.x | (by.y << 8) | (by.z << 16) | (by.w << 24);
     }
     // Too coarse: the residual above a quarter ulp of x, x lost to underflow in z_0 (a
     // block spanning more than 2^132), or x not finite (the fp32 path gives Inf and NaN

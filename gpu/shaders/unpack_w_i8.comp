@@ -1,7 +1,9 @@
 // q4vk: bindings=3 push=20
 // unpack_w_i8.comp: the tensor-core forward's weight pass (issue 14): W_4X8 codes to
-// int8 values (code - 8) in rows [Np, K] (4 per word along K), rows N .. Np-1 zero, so
-// that the GEMM's 16-column fragments never read past them. One invocation per row
+// int8 values (code - 8), 4 per word along K, rows N .. Np-1 zero, so that the GEMM's
+// 16-column fragments never read past them. In the GEMM's staging order: one chunk of
+// 128 rows x 32 K (4 KiB, row after row) per column tile and step of 32 K, steps in
+// order, tiles in order (a workgroup's 4 KiB for one step are contiguous). One invocation per row
 // pair and k4: it reads one word of W_4X8 (rows 2p, 2p+1 at K 4k4..+3) and writes a
 // word of each row. A nibble v = c ^ 8 is (c - 8) in 4-bit two's complement; OR-ing
 // 0xF0 into the bytes whose bit 3 is set sign-extends it to 8 bits (0x08 * 0x1E =
@@ -12,7 +14,7 @@
 layout(local_size_x = 256) in;
 
 layout(set = 0, binding = 0) readonly buffer W { uint w[]; };      // W_4X8
-layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };     // [Np, K/4]
+layout(set = 0, binding = 1) writeonly buffer O { uint o[]; };     // chunks of [128][8] words
 layout(set = 0, binding = 2) writeonly buffer L { uint lossy; };   // linear_slice_i8's flag
 
 layout(push_constant) uniform P {
@@ -42,6 +44,7 @@ void main()
         lo = widen(word);
         hi = widen(word >> 4);
     }
-    o[n * K4 + k4] = lo;
-    o[(n + 1u) * K4 + k4] = hi;
+    uint at = ((n / 128u) * (pc.K / 32u) + k4 / 8u) * 1024u + (n % 128u) * 8u + k4 % 8u;
+    o[at] = lo;
+    o[at + 8u] = hi;
 }
