@@ -199,9 +199,10 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
 
 /* ---- q4vk_op_linear_mma.c ---- */
 /* NULL when the tensor-core forward can run this call on this device (coopmat_s8, gs a
- * multiple of 64, x and y each in one binding of `limit` bytes, the int8 operands in
- * one allocation each and together in 1/4 of device memory, 32-bit indices); else why
- * not, as a phrase. */
+ * multiple of 64, its workgroup's shared memory, x and y each in one binding of
+ * `limit` bytes, the int8 operands in one allocation each and together in 1/4 of
+ * device memory, 32-bit indices, its three grids within the workgroup counts); else
+ * why not, as a phrase. */
 const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64_t N,
                                 uint64_t K, uint64_t gs, uint64_t limit);
 /* The launcher's choice: the tensor-core path where M >= info->mma_min_m and it can run. */

@@ -106,6 +106,11 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.small_device.m5_n32_k256_g32_shared16384",
     "q4cts.linear_q4gsw.small_device.m2050_n344_k96_g32_groups16",
     "q4cts.linear_q4gsw.small_device.m2048_n16_k64_g32_binding262144",
+    /* at most 5 workgroups a row and column: the tensor-core path's three kernels get
+     * folded grids with spare workgroups (9 tiles, 12 and 12 workgroups as 5 x 2, 5 x 3
+     * and 5 x 3); at 26 workgroups or more a grid no longer fits and the fp32 path runs */
+    "q4cts.linear_q4gsw.small_device.m130_n384_k64_g64_groups5",
+    "q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups5",
     NULL,
 };
 
