@@ -361,10 +361,13 @@ uint64_t q4vk_range_to_end(const q4vk_context *ctx, const q4vk_buffer *buf, uint
  * For a call of this shape on a device with these limits, without running anything
  * (q4vk_op_plan.c makes the launchers' own choices). The harness asks before a run:
  * which cases exercise a --kernel override, and which modules a case runs. */
-#define Q4VK_PLAN_MAX 4
+#define Q4VK_PLAN_MAX 8
 typedef struct q4vk_plan {
     int n;
     const char *kernels[Q4VK_PLAN_MAX];   /* built-in kernel names, in dispatch order */
+    int maybe_from;                       /* kernels from this index on run only when the
+                                             data sends the call to a fallback (the
+                                             tensor-core forward's fp32 path); 0: none */
 } q4vk_plan;
 void q4vk_dequantize_plan(const q4vk_device_info *info, q4vk_plan *p);
 /* Whether a built-in kernel belongs to linear_q4gsw's tensor-core path, which only a

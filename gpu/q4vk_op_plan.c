@@ -51,26 +51,32 @@ static void dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N
 void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
                             int64_t gs, q4vk_plan *p)
 {
-    p->n = 0;
+    *p = (q4vk_plan){0};
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_FWD_GEMV);
-    else if (q4vk_lin_mma_chosen(info, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)gs,
-                                 q4vk_op_limit_of(info, 0))) {
-        add(p, Q4VK_K_SLICE);
-        add(p, Q4VK_K_UNPACK_I8);
-        add(p, Q4VK_K_FWD_MMA);
-    } else if (q4vk_lin_dense_chosen(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K,
-                                   q4vk_op_limit_of(info, 0)))
-        dense(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
-    else
-        tiled(info, Q4VK_K_FWD_TILED, (uint64_t)M, (uint64_t)K, (uint64_t)N, (uint64_t)K,
-              Q4VK_FWD_BIG_BK, p);
+    else {
+        /* The tensor-core path: its passes and GEMM, then the fp32 path it hands the
+         * call to when x is too coarse for the digits (which the data decides). */
+        if (q4vk_lin_mma_chosen(info, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)gs,
+                                q4vk_op_limit_of(info, 0))) {
+            add(p, Q4VK_K_SLICE);
+            add(p, Q4VK_K_UNPACK_I8);
+            add(p, Q4VK_K_FWD_MMA);
+            p->maybe_from = p->n;
+        }
+        if (q4vk_lin_dense_chosen(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+                                  q4vk_op_limit_of(info, 0)))
+            dense(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
+        else
+            tiled(info, Q4VK_K_FWD_TILED, (uint64_t)M, (uint64_t)K, (uint64_t)N, (uint64_t)K,
+                  Q4VK_FWD_BIG_BK, p);
+    }
 }
 
 void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, int64_t N,
                                      int64_t K, q4vk_plan *p)
 {
-    p->n = 0;
+    *p = (q4vk_plan){0};
     if (M <= Q4VK_GEMV_MAX_M)
         add(p, Q4VK_K_BWD_GEMV);
     else if (q4vk_lin_dense_chosen(info, false, (uint64_t)M, (uint64_t)N, (uint64_t)K,
@@ -85,21 +91,21 @@ void q4vk_linear_dw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int
                          q4vk_plan *p)
 {
     (void)info, (void)M, (void)N, (void)K;
-    p->n = 0;
+    *p = (q4vk_plan){0};
     add(p, Q4VK_K_DW_TILED);
 }
 
 void q4vk_dequantize_plan(const q4vk_device_info *info, q4vk_plan *p)
 {
     (void)info;
-    p->n = 0;
+    *p = (q4vk_plan){0};
     add(p, "dequantize");
 }
 
 void q4vk_fused_ce_plan(const q4vk_device_info *info, q4vk_plan *p)
 {
     (void)info;
-    p->n = 0;
+    *p = (q4vk_plan){0};
     add(p, "fused_ce");
     add(p, "fused_ce_loss");
 }
@@ -107,7 +113,7 @@ void q4vk_fused_ce_plan(const q4vk_device_info *info, q4vk_plan *p)
 void q4vk_adamw_step_plan(const q4vk_device_info *info, q4vk_plan *p)
 {
     (void)info;
-    p->n = 0;
+    *p = (q4vk_plan){0};
     add(p, "adamw_step");
 }
 
@@ -115,7 +121,7 @@ void q4vk_q4gsw_requant_plan(const q4vk_device_info *info, int64_t K, bool w, bo
                              q4vk_plan *p)
 {
     (void)info;
-    p->n = 0;
+    *p = (q4vk_plan){0};
     /* the w4x8 kernel writes flat too where K % 8 == 0; else the flat kernel does */
     const bool fused_flat = flat && K % 8 == 0;
     if (w || fused_flat)

@@ -33,7 +33,7 @@ void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
     q4vk_test_limits lim = q4h_case_limits(c);
     q4vk_device_info lowered = *info;
     q4vk_lower_info(&lowered, &lim);
-    p->n = 0;
+    *p = (q4vk_plan){0};
     if (op && op->plan) {
         op->plan(c, &lowered, p);
         return;
@@ -42,13 +42,22 @@ void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
         p->kernels[p->n++] = op->kernels[i];
 }
 
-static bool runs(const q4_case *c, const q4vk_device_info *info, const char *kernel)
+/* Whether case c surely runs kernel on this device; *maybe is set where it runs it only
+ * if its data sends the call to a fallback (q4vk_plan.maybe_from), which would leave
+ * an override of it untested on other data. */
+static bool runs(const q4_case *c, const q4vk_device_info *info, const char *kernel,
+                 bool *maybe)
 {
     q4vk_plan p;
     q4h_case_plan(c, info, &p);
     for (int i = 0; i < p.n; i++)
-        if (!strcmp(p.kernels[i], kernel))
+        if (!strcmp(p.kernels[i], kernel)) {
+            if (p.maybe_from && i >= p.maybe_from) {
+                *maybe = true;
+                continue;
+            }
             return true;
+        }
     return false;
 }
 
@@ -57,11 +66,18 @@ q4_status q4h_overrides_check_used(const q4h_run_options *opt, const q4_case *ca
 {
     for (int o = 0; o < opt->n_overrides; o++) {
         const char *kernel = opt->overrides[o].kernel;
+        bool maybe = false;
         size_t i = 0;
-        while (i < n && !runs(&cases[i], info, kernel))
+        while (i < n && !runs(&cases[i], info, kernel, &maybe))
             i++;
         if (i < n)
             continue;
+        if (maybe)
+            return q4_fail(err, Q4_ERR_ARG, "--kernel %s=%.200s: the selected cases run kernel "
+                           "%s on this device only where the tensor-core path hands a call "
+                           "to its fp32 path, which their data decides, so the override "
+                           "could go untested; add --mma-min-m off to run the fp32 path",
+                           kernel, opt->overrides[o].path, kernel);
         /* A case of the whole generated set that would run it, as the example. */
         q4_case *all = NULL;
         size_t n_all = 0;
@@ -69,7 +85,7 @@ q4_status q4h_overrides_check_used(const q4h_run_options *opt, const q4_case *ca
         char example[200] = "";
         if (q4_case_select(NULL, 0, NULL, 0, 0, 1, 0, &all, &n_all, &ignored) == Q4_OK)
             for (size_t k = 0; k < n_all && !example[0]; k++)
-                if (runs(&all[k], info, kernel))
+                if (runs(&all[k], info, kernel, &maybe))
                     snprintf(example, sizeof example, "; a case that runs it: %.150s",
                              all[k].name);
         free(all);

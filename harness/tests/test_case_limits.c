@@ -2,7 +2,9 @@
  * other case does (run_case.c, plan.c): the context shows the case's limits after
  * it, the device's after a plain case; the plan of its kernels sees them too; and a
  * hand-built case whose limits the runtime refuses gets InternalError naming them,
- * not a run on the device's limits. Skipped (77) without a Vulkan device. */
+ * not a run on the device's limits; the tensor-core forward's plan (on this device's
+ * info, marked as having int8 cooperative matrices) names its fallback as such, and
+ * an override of the fallback alone is refused. Skipped (77) without a Vulkan device. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,40 @@ START_TEST(plan_sees_the_case_limits)
 }
 END_TEST
 
+/* On a device with int8 cooperative matrices (this one's info, so marked) a forward
+ * case above M = 8 plans the tensor-core path and, after it, the fp32 path it falls back
+ * to when its x is too coarse for the digits; an override of a fallback kernel alone is
+ * refused (the data may never run it), one of the path's own kernels accepted. */
+START_TEST(tensor_core_plan_and_overrides)
+{
+    q4vk_device_info tc = device;
+    tc.coopmat_s8 = true;
+    tc.mma_min_m = 1;
+    tc.max_shared_bytes = 49152;
+    q4_case c = parse("q4cts.linear_q4gsw.tile_aligned.m16_n32_k64_g64");
+    q4vk_plan p;
+    q4h_case_plan(&c, &tc, &p);
+    ck_assert_int_eq(p.maybe_from, 3);
+    ck_assert_int_ge(p.n, 4);
+    ck_assert_str_eq(p.kernels[2], "linear_q4gsw_mma");
+    ck_assert_str_eq(p.kernels[3], "linear_q4gsw_tiled");
+    q4h_override o = { .kernel = "linear_q4gsw_tiled", .path = "tiled.spv" };
+    q4h_run_options opt = { .overrides = &o, .n_overrides = 1 };
+    q4_error err = { 0 };
+    ck_assert_int_eq(q4h_overrides_check_used(&opt, &c, 1, &tc, &err), Q4_ERR_ARG);
+    ck_assert_msg(strstr(err.msg, "only where the tensor-core path hands a call to its fp32 "
+                                  "path") && strstr(err.msg, "--mma-min-m off"), "%s", err.msg);
+    o.kernel = "linear_q4gsw_mma";
+    ck_assert_int_eq(q4h_overrides_check_used(&opt, &c, 1, &tc, &err), Q4_OK);
+    /* gs = 32 keeps the fp32 path: no tensor-core kernel, no fallback mark */
+    c = parse("q4cts.linear_q4gsw.tile_aligned.m8_n16_k32_g32");
+    c.m = 16;
+    q4h_case_plan(&c, &tc, &p);
+    ck_assert_int_eq(p.maybe_from, 0);
+    ck_assert_str_eq(p.kernels[0], "linear_q4gsw_tiled");
+}
+END_TEST
+
 START_TEST(refused_limits_are_an_internal_error)
 {
     q4_case c = parse("q4cts.adamw_step.small_device.n4_t1_w1_groups2");
@@ -79,6 +115,7 @@ int main(void)
     tcase_add_test(tc, limits_follow_the_case);
     tcase_add_test(tc, plan_sees_the_case_limits);
     tcase_add_test(tc, refused_limits_are_an_internal_error);
+    tcase_add_test(tc, tensor_core_plan_and_overrides);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);   /* one context for every test */
