@@ -71,8 +71,10 @@ const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64
         return "gs is not a multiple of 64";
     if (info->max_shared_bytes < MMA_SHARED_BYTES || info->max_invocations < 256)
         return "its workgroup (256 invocations, 40960 bytes of shared memory) does not fit";
-    const uint64_t mp = round_up(M, TILE_M), np = round_up(N, TILE_N);
-    const uint64_t digits = PLANES * mp * K, codes = np * K, exps = mp * (K / block_k(gs)) * 4;
+    q4vk_lin_mma_scratch sz;
+    q4vk_lin_mma_sizes(M, N, K, gs, &sz);
+    const uint64_t mp = sz.mp, np = sz.np;
+    const uint64_t digits = sz.digit_bytes, codes = sz.code_bytes, exps = sz.exp_bytes;
     const uint64_t one = info->max_alloc_bytes && info->max_alloc_bytes < limit
                              ? info->max_alloc_bytes : limit;
     if (M * K * 4 > limit)
@@ -103,6 +105,55 @@ bool q4vk_lin_mma_chosen(const q4vk_device_info *info, uint64_t M, uint64_t N, u
     return M >= info->mma_min_m && !q4vk_lin_mma_misfit(info, M, N, K, gs, limit);
 }
 
+void q4vk_lin_mma_sizes(uint64_t M, uint64_t N, uint64_t K, uint64_t gs,
+                        q4vk_lin_mma_scratch *sz)
+{
+    const uint64_t mp = round_up(M, TILE_M), np = round_up(N, TILE_N), blk = block_k(gs);
+    sz->mp = mp;
+    sz->np = np;
+    sz->blk = blk;
+    sz->digit_bytes = PLANES * mp * K;
+    sz->code_bytes = np * K;
+    sz->exp_bytes = blk ? mp * (K / blk) * 4 : 0;
+}
+
+q4_status q4vk_lin_mma_passes(q4vk_context *ctx, const q4vk_linear_args *a,
+                              const q4vk_lin_mma_bufs *b, q4vk_timing *t, q4_error *err)
+{
+    const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
+    q4vk_lin_mma_scratch sz;
+    q4vk_lin_mma_sizes(M, N, K, (uint64_t)a->gs, &sz);
+    if (!sz.blk)
+        return q4_fail(err, Q4_ERR_ARG, "the tensor-core passes need gs a multiple of 64, got %"
+                       PRId64, a->gs);
+    q4vk_pipeline *p_slice, *p_unpack;
+    q4_status st;
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_SLICE, NULL, &p_slice, err)) ||
+        (st = q4vk_op_pipeline(ctx, Q4VK_K_UNPACK_I8, NULL, &p_unpack, err)))
+        return st;
+    /* unpack_w_i8 first: it also clears the flag linear_slice_i8 sets. */
+    q4vk_dispatch d[2] = {{0}};
+    unpack_push up = {(uint32_t)N, (uint32_t)K, (uint32_t)q4_n8(a->N), (uint32_t)sz.np,
+                      (uint32_t)(sz.np / 2 * K / 4)};
+    d[0].pipe = p_unpack;
+    d[0].bind[0] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
+    d[0].bind[1] = (q4vk_binding){b->codes, 0, sz.code_bytes};
+    d[0].bind[2] = (q4vk_binding){b->lossy, 0, 4};
+    d[0].push = &up;
+    q4vk_fold_groups(ctx, (up.total + 255) / 256, d[0].groups);
+
+    slice_push sp = {(uint32_t)M, (uint32_t)K, (uint32_t)sz.blk, (uint32_t)sz.mp,
+                     (uint32_t)(sz.mp * K / 4)};
+    d[1].pipe = p_slice;
+    d[1].bind[0] = (q4vk_binding){a->x, 0, M * K * 4};
+    d[1].bind[1] = (q4vk_binding){b->digits, 0, sz.digit_bytes};
+    d[1].bind[2] = (q4vk_binding){b->exps, 0, sz.exp_bytes};
+    d[1].bind[3] = (q4vk_binding){b->lossy, 0, 4};
+    d[1].push = &sp;
+    q4vk_fold_groups(ctx, (sp.total + 255) / 256, d[1].groups);
+    return q4vk_run(ctx, d, 2, t, err);
+}
+
 /* The two passes, then (when no element of x was too coarse for the digits) the GEMM:
  * two submissions, the lossy flag read back between them. */
 q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t lim,
@@ -110,7 +161,7 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
 {
     const q4vk_device_info *info = q4vk_info(ctx);
     const uint64_t M = (uint64_t)a->M, N = (uint64_t)a->N, K = (uint64_t)a->K;
-    const uint64_t gs = (uint64_t)a->gs, blk = block_k(gs);
+    const uint64_t gs = (uint64_t)a->gs;
     *lossy = false;
     const char *misfit = q4vk_lin_mma_misfit(info, M, N, K, gs, lim);
     if (misfit)
@@ -118,45 +169,22 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
                        "variant %s cannot run M = %" PRIu64 ", N = %" PRIu64 ", K = %" PRIu64
                        ", gs = %" PRIu64 " on this device: %s", Q4VK_K_FWD_MMA, M, N, K, gs,
                        misfit);
-    const uint64_t mp = round_up(M, TILE_M), np = round_up(N, TILE_N);
-    const uint64_t d_bytes = PLANES * mp * K, w_bytes = np * K, e_bytes = mp * (K / blk) * 4;
-    q4vk_pipeline *p_slice, *p_unpack, *p_mma;
+    q4vk_lin_mma_scratch sz;
+    q4vk_lin_mma_sizes(M, N, K, gs, &sz);
+    q4vk_pipeline *p_mma;
     q4_status st;
-    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_SLICE, NULL, &p_slice, err)) ||
-        (st = q4vk_op_pipeline(ctx, Q4VK_K_UNPACK_I8, NULL, &p_unpack, err)) ||
-        (st = q4vk_op_pipeline(ctx, Q4VK_K_FWD_MMA, NULL, &p_mma, err)))
+    if ((st = q4vk_op_pipeline(ctx, Q4VK_K_FWD_MMA, NULL, &p_mma, err)))
         return st;
-    q4vk_buffer *dig = NULL, *ex = NULL, *wq = NULL, *flag = NULL;
-    if ((st = q4vk_buffer_create(ctx, (size_t)d_bytes, &dig, err)) ||
-        (st = q4vk_buffer_create(ctx, (size_t)e_bytes, &ex, err)) ||
-        (st = q4vk_buffer_create(ctx, (size_t)w_bytes, &wq, err)) ||
-        (st = q4vk_buffer_create(ctx, 4, &flag, err)))
+    q4vk_lin_mma_bufs b = {NULL, NULL, NULL, NULL};
+    if ((st = q4vk_buffer_create(ctx, (size_t)sz.digit_bytes, &b.digits, err)) ||
+        (st = q4vk_buffer_create(ctx, (size_t)sz.exp_bytes, &b.exps, err)) ||
+        (st = q4vk_buffer_create(ctx, (size_t)sz.code_bytes, &b.codes, err)) ||
+        (st = q4vk_buffer_create(ctx, 4, &b.lossy, err)))
         goto out;
-
-    /* unpack_w_i8 first: it also clears the flag linear_slice_i8 sets. */
-    q4vk_dispatch d[2] = {{0}};
-    unpack_push up = {(uint32_t)N, (uint32_t)K, (uint32_t)q4_n8(a->N), (uint32_t)np,
-                      (uint32_t)(np / 2 * K / 4)};
-    d[0].pipe = p_unpack;
-    d[0].bind[0] = (q4vk_binding){a->w, 0, (uint64_t)q4_w4x8_words(a->N, a->K) * 4};
-    d[0].bind[1] = (q4vk_binding){wq, 0, w_bytes};
-    d[0].bind[2] = (q4vk_binding){flag, 0, 4};
-    d[0].push = &up;
-    q4vk_fold_groups(ctx, (up.total + 255) / 256, d[0].groups);
-
-    slice_push sp = {(uint32_t)M, (uint32_t)K, (uint32_t)blk, (uint32_t)mp,
-                     (uint32_t)(mp * K / 4)};
-    d[1].pipe = p_slice;
-    d[1].bind[0] = (q4vk_binding){a->x, 0, M * K * 4};
-    d[1].bind[1] = (q4vk_binding){dig, 0, d_bytes};
-    d[1].bind[2] = (q4vk_binding){ex, 0, e_bytes};
-    d[1].bind[3] = (q4vk_binding){flag, 0, 4};
-    d[1].push = &sp;
-    q4vk_fold_groups(ctx, (sp.total + 255) / 256, d[1].groups);
     q4vk_timing t_pass = {-1.0}, t_gemm = {-1.0};
     uint32_t coarse = 0;
-    if ((st = q4vk_run(ctx, d, 2, &t_pass, err)) ||
-        (st = q4vk_download(ctx, flag, 0, &coarse, 4, err)))
+    if ((st = q4vk_lin_mma_passes(ctx, a, &b, &t_pass, err)) ||
+        (st = q4vk_download(ctx, b.lossy, 0, &coarse, 4, err)))
         goto out;
     if (t)
         t->gpu_ms = t_pass.gpu_ms;
@@ -166,28 +194,28 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
     }
 
     const uint64_t s_bytes = (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4;
-    mma_push mp_ = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)gs, (uint32_t)blk,
-                    (uint32_t)mp, a->bias != NULL, (uint32_t)(np / TILE_N)};
+    mma_push mp_ = {(uint32_t)M, (uint32_t)N, (uint32_t)K, (uint32_t)gs, (uint32_t)sz.blk,
+                    (uint32_t)sz.mp, a->bias != NULL, (uint32_t)(sz.np / TILE_N)};
     q4vk_dispatch g = {0};
     g.pipe = p_mma;
-    g.bind[0] = (q4vk_binding){dig, 0, d_bytes};
-    g.bind[1] = (q4vk_binding){ex, 0, e_bytes};
-    g.bind[2] = (q4vk_binding){wq, 0, w_bytes};
+    g.bind[0] = (q4vk_binding){b.digits, 0, sz.digit_bytes};
+    g.bind[1] = (q4vk_binding){b.exps, 0, sz.exp_bytes};
+    g.bind[2] = (q4vk_binding){b.codes, 0, sz.code_bytes};
     g.bind[3] = (q4vk_binding){a->scales, 0, s_bytes};
     /* No bias: any buffer fills the binding (the kernel never reads it). */
     g.bind[4] = a->bias ? (q4vk_binding){a->bias, 0, N * 4}
                         : (q4vk_binding){a->scales, 0, s_bytes};
     g.bind[5] = (q4vk_binding){a->y, 0, q4vk_op_to_end(a->y, 0, lim)};
     g.push = &mp_;
-    q4vk_fold_groups(ctx, mp / TILE_M * mp_.tiles_n, g.groups);
+    q4vk_fold_groups(ctx, sz.mp / TILE_M * mp_.tiles_n, g.groups);
     st = q4vk_run(ctx, &g, 1, &t_gemm, err);
     if (t)
         t->gpu_ms = t_pass.gpu_ms >= 0 && t_gemm.gpu_ms >= 0 ? t_pass.gpu_ms + t_gemm.gpu_ms
                                                             : -1.0;
 out:
-    q4vk_buffer_destroy(ctx, dig);
-    q4vk_buffer_destroy(ctx, ex);
-    q4vk_buffer_destroy(ctx, wq);
-    q4vk_buffer_destroy(ctx, flag);
+    q4vk_buffer_destroy(ctx, b.digits);
+    q4vk_buffer_destroy(ctx, b.exps);
+    q4vk_buffer_destroy(ctx, b.codes);
+    q4vk_buffer_destroy(ctx, b.lossy);
     return st;
 }
