@@ -1,11 +1,13 @@
 /* q4vk_op_linear_mma.c: the tensor-core path of linear_q4gsw (issue 14; declared in
- * q4vk_op_linear.h). Three passes in two submissions:
- *   linear_slice_i8   x [M, K] -> 4 int8 digit planes [4][Mp][K] and one exponent per
- *                     row and block of blk K (blk = 128 or 64, the larger that divides
- *                     gs; other gs take the fp32 path)
- *   unpack_w_i8       W_4X8 -> the codes - 8 as int8 rows [Np, K]
+ * q4vk_op_linear.h). Three kernels in two submissions:
+ *   unpack_w_i8       W_4X8 -> the codes - 8 as int8, rows N..Np-1 zero
+ *   linear_slice_i8   x [M, K] -> 4 int8 digits per element under one exponent per row
+ *                     and block of blk K (blk = 128 or 64, the larger that divides gs;
+ *                     other gs take the fp32 path), rows M..Mp-1 zero
  *   linear_q4gsw_mma  y = sum over blocks of v * scale * 2^(e - 27), v the block's
  *                     exact int32 products of digits and codes (cooperative matrices)
+ * Digits and codes lie in the GEMM's staging order (the kernels' headers say how), so
+ * that each workgroup's step of 32 K is one contiguous read.
  * Mp and Np round M and N up to the GEMM's 64 x 128 tile; the padding rows are zeros.
  * The passes run first, in a submission of their own: where an element of x is too
  * coarse for four digits (linear_slice_i8's `lossy`: its dropped residual above a
