@@ -82,6 +82,14 @@ static int code(const passes *p, int64_t n, int64_t k)
     return p->codes[at];
 }
 
+/* The codes - 8 of every row, rows N..Np-1 zero. */
+static void check_codes(const passes *p, const uint8_t *c)
+{
+    for (int64_t n = 0; n < (int64_t)p->sz.np; n++)
+        for (int64_t k = 0; k < p->K; k++)
+            ck_assert_int_eq(code(p, n, k), n < p->N ? (int)c[n * p->K + k] - 8 : 0);
+}
+
 static float *grid_x(int64_t n)
 {
     float *x = malloc((size_t)n * 4);
@@ -141,9 +149,7 @@ START_TEST(digits_exact_and_in_order)
     ck_assert_uint_eq(p.sz.blk, 128);
     ck_assert_uint_eq(p.lossy, 0);
     check_digits(&p, x);
-    for (int64_t n = 0; n < (int64_t)p.sz.np; n++)
-        for (int64_t k = 0; k < p.K; k++)
-            ck_assert_int_eq(code(&p, n, k), n < p.N ? (int)c[n * p.K + k] - 8 : 0);
+    check_codes(&p, c);
     passes_free(&p);
     free(x);
     free(c);
@@ -206,9 +212,7 @@ START_TEST(folded_grids)
     run_passes(x, c, &p);
     ck_assert_uint_eq(p.lossy, 0);
     check_digits(&p, x);
-    for (int64_t n = 0; n < (int64_t)p.sz.np; n++)
-        for (int64_t k = 0; k < p.K; k++)
-            ck_assert_int_eq(code(&p, n, k), n < p.N ? (int)c[n * p.K + k] - 8 : 0);
+    check_codes(&p, c);
     passes_free(&p);
     CK_OK(q4vk_set_test_limits(ctx, NULL, &err_));
     free(x);
