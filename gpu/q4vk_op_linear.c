@@ -159,6 +159,14 @@ static q4_status run_dense(q4vk_context *ctx, const q4vk_linear_args *a,
     return q4vk_lin_run_dense(ctx, &d, o, lim, t, err);
 }
 
+/* The fp32 choice above M = 8: the dense path where chosen, else the tiled kernel (also
+ * what the tensor-core path hands a call to). */
+static const char *fp32_variant(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t lim)
+{
+    return q4vk_lin_dense_chosen(q4vk_info(ctx), true, (uint64_t)a->M, (uint64_t)a->N,
+                                 (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED : Q4VK_K_FWD_TILED;
+}
+
 q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                                  const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err)
 {
@@ -174,9 +182,7 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                   : a->M <= Q4VK_GEMV_MAX_M ? Q4VK_K_FWD_GEMV
                   : q4vk_lin_mma_chosen(q4vk_info(ctx), (uint64_t)a->M, (uint64_t)a->N,
                                         (uint64_t)a->K, (uint64_t)a->gs, lim) ? Q4VK_K_FWD_MMA
-                  : q4vk_lin_dense_chosen(q4vk_info(ctx), true, (uint64_t)a->M, (uint64_t)a->N,
-                                          (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED
-                  : Q4VK_K_FWD_TILED;
+                  : fp32_variant(ctx, a, lim);
     if (!strcmp(v, Q4VK_K_FWD_GEMV))
         return run_gemv(ctx, a, lim, t, err);
     if (!strcmp(v, Q4VK_K_FWD_TILED))
@@ -191,10 +197,8 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
                 *t = t_pass;
             return st;
         }
-        v = q4vk_lin_dense_chosen(q4vk_info(ctx), true, (uint64_t)a->M, (uint64_t)a->N,
-                                  (uint64_t)a->K, lim) ? Q4VK_K_TN_TILED : Q4VK_K_FWD_TILED;
-        st = strcmp(v, Q4VK_K_TN_TILED) ? run_tiled(ctx, a, o, lim, t, err)
-                                        : run_dense(ctx, a, o, lim, t, err);
+        st = strcmp(fp32_variant(ctx, a, lim), Q4VK_K_TN_TILED)
+                 ? run_tiled(ctx, a, o, lim, t, err) : run_dense(ctx, a, o, lim, t, err);
         if (t && t->gpu_ms >= 0)
             t->gpu_ms = t_pass.gpu_ms >= 0 ? t->gpu_ms + t_pass.gpu_ms : -1.0;
         return st;
