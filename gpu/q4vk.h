@@ -257,6 +257,8 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
  * (lavapipe allows 65535 in x); kernels rebuild the flat index as
  * gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x and skip the excess. */
 void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3]);
+/* Whether `total` workgroups, folded so, fit the device's maxComputeWorkGroupCount. */
+bool q4vk_fold_fits(const q4vk_device_info *info, uint64_t total);
 
 /* ---------------- described dispatches (kernels of other runtimes) ----------------
  * Steps given in full by the caller (harness/interface_*.c reads them from an

@@ -52,16 +52,6 @@ static uint32_t block_k(uint64_t gs)
     return gs % 128 == 0 ? 128u : gs % 64 == 0 ? 64u : 0u;
 }
 
-/* Whether `total` workgroups fold into the device's counts as q4vk_fold_groups folds
- * them (x at most 65535 and maxComputeWorkGroupCount[0], y = the rest). */
-static bool grid_fits(const q4vk_device_info *info, uint64_t total)
-{
-    uint64_t max_x = info->max_group_count[0] && info->max_group_count[0] < 65535
-                         ? info->max_group_count[0] : 65535;
-    uint64_t x = total < max_x ? total : max_x;
-    return x == 0 || (total + x - 1) / x <= info->max_group_count[1];
-}
-
 const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64_t N,
                                 uint64_t K, uint64_t gs, uint64_t limit)
 {
@@ -89,8 +79,8 @@ const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64
         return "the int8 operands do not fit a quarter of device memory";
     if (mp * K > UINT32_MAX || np * K > UINT32_MAX || (PLANES - 1) * mp * K > UINT32_MAX - mp * K)
         return "the int8 operands exceed 32-bit indexing";
-    if (!grid_fits(info, mp * K / 1024) || !grid_fits(info, np * K / 2048) ||
-        !grid_fits(info, mp / TILE_M * (np / TILE_N)))
+    if (!q4vk_fold_fits(info, mp * K / 1024) || !q4vk_fold_fits(info, np * K / 2048) ||
+        !q4vk_fold_fits(info, mp / TILE_M * (np / TILE_N)))
         return "its grids do not fit the device's workgroup counts";
     return NULL;
 }

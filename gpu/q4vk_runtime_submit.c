@@ -74,13 +74,26 @@ bool q4vk_quiesce(q4vk_context *ctx)
     return r != VK_TIMEOUT;
 }
 
+/* The widest x a folded grid takes on this device (info may be NULL). 65535 is the
+ * limit Vulkan guarantees; a larger x (NVIDIA allows 2^31-1) would make a kernel's
+ * behaviour differ between devices for no gain. */
+static uint64_t fold_max_x(const q4vk_device_info *info)
+{
+    if (info && info->max_group_count[0] && info->max_group_count[0] < 65535)
+        return info->max_group_count[0];
+    return 65535;
+}
+
+bool q4vk_fold_fits(const q4vk_device_info *info, uint64_t total)
+{
+    const uint64_t max_x = fold_max_x(info);
+    const uint64_t x = total < max_x ? total : max_x;
+    return x == 0 || (total + x - 1) / x <= info->max_group_count[1];
+}
+
 void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3])
 {
-    /* 65535 is the limit Vulkan guarantees; a larger x (NVIDIA allows 2^31-1) would
-     * make a kernel's behaviour differ between devices for no gain. */
-    uint64_t max_x = 65535;
-    if (ctx && ctx->info.max_group_count[0] && ctx->info.max_group_count[0] < max_x)
-        max_x = ctx->info.max_group_count[0];
+    uint64_t max_x = fold_max_x(ctx ? &ctx->info : NULL);
     if (total == 0)
         total = 1;
     uint64_t x = total < max_x ? total : max_x;

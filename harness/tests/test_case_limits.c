@@ -83,6 +83,15 @@ START_TEST(tensor_core_plan_and_overrides)
                                   "path") && strstr(err.msg, "--mma-min-m off"), "%s", err.msg);
     o.kernel = "linear_q4gsw_mma";
     ck_assert_int_eq(q4h_overrides_check_used(&opt, &c, 1, &tc, &err), Q4_OK);
+    /* at 5 workgroups a dimension: 9 tiles and 12 + 12 pass workgroups fold into 5 x 5,
+     * 36 slice workgroups (K = 192) do not, so that case keeps the fp32 path */
+    c = parse("q4cts.linear_q4gsw.small_device.m130_n384_k64_g64_groups5");
+    q4h_case_plan(&c, &tc, &p);
+    ck_assert_int_eq(p.maybe_from, 3);
+    c = parse("q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups5");
+    q4h_case_plan(&c, &tc, &p);
+    ck_assert_int_eq(p.maybe_from, 0);
+    ck_assert_str_ne(p.kernels[0], "linear_slice_i8");
     /* gs = 32 keeps the fp32 path: no tensor-core kernel, no fallback mark */
     c = parse("q4cts.linear_q4gsw.tile_aligned.m8_n16_k32_g32");
     c.m = 16;
