@@ -149,8 +149,12 @@ void main()
                         acc[p][i][j] = coopMatMulAddNV(a, bw[j], acc[p][i][j]);
                 }
             }
-            if (more)
-                stage(buf ^ 1u);
+            // Unguarded: after the last step this stages the last operands again into
+            // the buffer nothing reads any more (a guard would be a branch no bug shows).
+            stage(buf ^ 1u);
+            // Once a block, for speed: slot (b + 1) % 3 is read by no subgroup during
+            // block b, so staging it at any step of b gives the same result; past the
+            // last block it would read beyond the exponents and scales.
             if (s + 1u == steps && b + 1u < nb)
                 factors(mt, nt, b + 1u);
             barrier();
