@@ -101,6 +101,45 @@ double judge_matrix(const char *what, const float *got, const double *value,
     return judge_elements(what, got, value, bound, rows * cols, cols);
 }
 
+/* Q4_TEST_KERNEL=NAME=FILE.spv runs FILE in place of built-in kernel NAME, so that a
+ * mutant of a kernel (tests/mutations, "test:" line) can be run through the op tests
+ * that check what q4cts cannot see, such as a flag that only chooses a path. */
+static int set_test_kernel(q4vk_context *ctx)
+{
+    const char *spec = getenv("Q4_TEST_KERNEL");
+    if (!spec || !*spec)
+        return 0;
+    const char *eq = strchr(spec, '=');
+    FILE *f = eq ? fopen(eq + 1, "rb") : NULL;
+    if (!f) {
+        fprintf(stderr, "Q4_TEST_KERNEL: need NAME=FILE.spv with a readable FILE, got '%s'\n",
+                spec);
+        return 1;
+    }
+    uint32_t *words = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n == cap && !(words = realloc(words, (cap = cap ? 2 * cap : 4096) * 4)))
+            break;
+        size_t got = fread(words + n, 4, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+    q4_error err = {0};
+    if (!words || q4vk_set_override(ctx, name, words, n, &err) != Q4_OK) {
+        fprintf(stderr, "Q4_TEST_KERNEL: %s\n", words ? err.msg : "out of memory");
+        free(words);
+        return 1;
+    }
+    free(words);
+    printf("kernel %s: %s (Q4_TEST_KERNEL)\n", name, eq + 1);
+    return 0;
+}
+
 int gpu_test_open(q4vk_context **ctx)
 {
     q4vk_device_info info;
@@ -117,7 +156,7 @@ int gpu_test_open(q4vk_context **ctx)
         fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
         return 1;
     }
-    return 0;
+    return set_test_kernel(*ctx);
 }
 
 int gpu_test_run(SRunner *sr, q4vk_context *ctx)
