@@ -229,32 +229,17 @@ static void decode_driver_version(uint32_t vendor, uint32_t v, char *out, size_t
 /* Whether the device offers what linear_q4gsw_mma.comp needs: VK_NV_cooperative_matrix
  * with a subgroup-scope s8 x s8 -> s32 shape of 16 x 16 x 32, int8 arithmetic, the
  * Vulkan memory model (glslang declares it for every cooperative-matrix module) and
- * subgroups of 32 (its workgroup is 8 subgroups over a fixed tile). */
-static bool coopmat_s8(VkInstance instance, VkPhysicalDevice pd, const device_caps *caps,
+ * subgroups of 32 (its workgroup is 8 subgroups over a fixed tile). `features`: the
+ * first three, from device_info's one feature query. */
+static bool coopmat_s8(VkInstance instance, VkPhysicalDevice pd, bool features,
                        const q4vk_device_info *info)
 {
-    if (!caps->ext_coopmat_nv || caps->api < VK_API_VERSION_1_2 || info->subgroup_size != 32)
+    if (!features || info->subgroup_size != 32)
         return false;
-    VkPhysicalDeviceVulkanMemoryModelFeatures mm = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
-    };
-    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
-        .pNext = &mm,
-    };
-    VkPhysicalDeviceShaderFloat16Int8Features i8 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-        .pNext = &cm,
-    };
-    VkPhysicalDeviceFeatures2 feats = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-        .pNext = &i8,
-    };
-    vkGetPhysicalDeviceFeatures2(pd, &feats);
     PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV props =
         (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(
             instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
-    if (!cm.cooperativeMatrix || !i8.shaderInt8 || !mm.vulkanMemoryModel || !props)
+    if (!props)
         return false;
     VkCooperativeMatrixPropertiesNV list[64];
     uint32_t n = 64;
@@ -329,9 +314,23 @@ static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
     };
     vkGetPhysicalDeviceProperties2(pd, &props2);
 
-    /* Features: 16- and 8-bit storage. */
+    /* Features: 16- and 8-bit storage; where VK_NV_cooperative_matrix is offered (from
+     * Vulkan 1.2, so 8-bit storage is queried too), what coopmat_s8 needs besides. */
+    bool query_cm = caps->ext_coopmat_nv && caps->api >= VK_API_VERSION_1_2;
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+    };
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = &mm,
+    };
+    VkPhysicalDeviceShaderFloat16Int8Features i8 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+        .pNext = &cm,
+    };
     VkPhysicalDevice8BitStorageFeatures s8 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+        .pNext = query_cm ? &i8 : NULL,
     };
     bool query8 = caps->api >= VK_API_VERSION_1_2 || caps->ext_8bit_storage;
     VkPhysicalDevice16BitStorageFeatures s16 = {
@@ -407,7 +406,9 @@ static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
     caps->max_alloc_bytes = maint3.maxMemoryAllocationSize;
     info->max_alloc_bytes = maint3.maxMemoryAllocationSize;
     info->dense_min_m = Q4VK_DENSE_MIN_M;
-    info->coopmat_s8 = coopmat_s8(instance, pd, caps, info);
+    info->coopmat_s8 = coopmat_s8(instance, pd,
+                                  query_cm && cm.cooperativeMatrix && i8.shaderInt8 &&
+                                      mm.vulkanMemoryModel, info);
     info->mma_min_m = Q4VK_MMA_MIN_M;
     caps->limits = props.limits;
     return Q4_OK;
