@@ -149,9 +149,13 @@ void main()
                         acc[p][i][j] = coopMatMulAddNV(a, bw[j], acc[p][i][j]);
                 }
             }
-            // Unguarded: after the last step this stages the last operands again into
-            // the buffer nothing reads any more (a guard would be a branch no bug shows).
-            stage(buf ^ 1u);
+            // This guard is for speed: unguarded, the stage would only write the last
+            // operands again into the buffer nothing reads any more (no bug shows it),
+            // yet the H200 ran the kernel 10-13% slower so; 0.4-6% slower with the fetch
+            // branch-free too (the last step fetching itself again), 18-25% with only
+            // the fetch branch-free (docs/results/h200-2026-12-01-s5, runs 2 and 3).
+            if (more)
+                stage(buf ^ 1u);
             // Once a block, for speed: slot (b + 1) % 3 is read by no subgroup during
             // block b, so staging it at any step of b gives the same result; past the
             // last block it would read beyond the exponents and scales.
