@@ -151,8 +151,8 @@ void main()
             }
             // This guard is for speed: unguarded, the stage would only write the last
             // operands again into the buffer nothing reads any more (no bug shows it),
-            // yet the H200 ran the kernel 10-13% slower so; 0.4-6% slower with the fetch
-            // branch-free too (the last step fetching itself again), 18-25% with only
+            // yet the H200 ran the kernel 8-14% slower so; 0.4-6.5% slower with the fetch
+            // branch-free too (the last step fetching itself again), 17-27% with only
             // the fetch branch-free (docs/results/h200-2026-12-01-s5, runs 2 and 3).
             if (more)
                 stage(buf ^ 1u);
