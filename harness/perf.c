@@ -5,7 +5,8 @@
  * compute-bound ones (arithmetic intensity above the ridge point).
  *
  * The ceilings and every case run in a child process of their own, with a fresh
- * Vulkan context: a case that crashes or hangs becomes an error row, and no case
+ * Vulkan context made after the case's inputs (perf_child says why): a case that
+ * crashes or hangs becomes an error row, and no case
  * inherits another's allocations. In one process, a case late in the H200 list ran
  * 2.6x slower (p10-p90 spread 64%) than the same case alone, in three fresh
  * processes, or after the list's largest allocations.
@@ -60,16 +61,17 @@ static void rate(const q4h_op *op, const q4_case *c, const q4vk_ceilings *ceil, 
                        : 100.0 * row->gbs / ceil->copy_gbs;
 }
 
-/* Times one case; fills row. */
+/* Times one case on inputs made before the context (perf_child); fills row. */
 static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_ceilings *ceil,
-                           const q4_case *c, q4_perf_result *row, q4_error *err)
+                           const q4_case *c, const q4_inputs *inputs, q4_perf_result *row,
+                           q4_error *err)
 {
     const q4h_op *op = q4h_op_find(c->op);
-    q4_inputs in = { 0 };
+    const q4_inputs in = *inputs;
     q4h_gpu_buffers bufs = { 0 };
     double *t = calloc((size_t)cli->perf_reps, sizeof *t);
     q4vk_timing tm;
-    q4_status st = t ? q4_case_inputs(c, &in, err) : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
+    q4_status st = t ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
     if (st == Q4_OK)   /* a small_device case times the paths of its lowered limits */
         st = q4h_apply_case_limits(ctx, c, err);
     if (st == Q4_OK)
@@ -91,7 +93,6 @@ static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_cei
     if (st == Q4_OK)
         rate(op, c, ceil, t, cli->perf_reps, row);
     q4h_gpu_release(ctx, &bufs);
-    q4_inputs_free(&in);
     free(t);
     return st;
 }
@@ -143,13 +144,22 @@ static void perf_child(void *user, void *out)
         opt.n_overrides = 0;
     }
     memset(reply, 0, sizeof *reply);
-    reply->st = q4h_open_device(&opt, false, &ctx, &reply->err);
+    /* The inputs first, then the context. On the H200 a context whose GPU sat idle for
+     * a few seconds (the time a large case's inputs take on the CPU) often ran CE at
+     * R = 4096, V = 32000 at 0.35-1.3 ms instead of 0.29 for the rest of its life; a
+     * context made after the same idle never did (docs/perf.md, session 5). */
+    q4_inputs in = { 0 };
+    if (task->c)
+        reply->st = q4_case_inputs(task->c, &in, &reply->err);
+    if (reply->st == Q4_OK)
+        reply->st = q4h_open_device(&opt, false, &ctx, &reply->err);
     if (reply->st == Q4_OK) {
         reply->info = *q4vk_info(ctx);
-        reply->st = task->c ? time_case(ctx, cli, &task->ceil, task->c, &reply->r, &reply->err)
+        reply->st = task->c ? time_case(ctx, cli, &task->ceil, task->c, &in, &reply->r, &reply->err)
                             : q4vk_measure_ceilings(ctx, 9, &reply->ceil, &reply->err);
     }
     q4vk_destroy(ctx);
+    q4_inputs_free(&in);
 }
 
 /* Runs a task in a child; the child's own failure becomes the reply's. */
