@@ -17,5 +17,5 @@ for v in base tn16 t256 base tn16 t256; do
   grep -E "^q4cts" $R/perf-$v.txt | awk -v v=$v '{print v, $1, $2, $6}' >> $R/summary.txt
 done
 for v in tn16 t256; do timeout 100 $S/q4cts-$v run --strict --caselist cases/mustpass.txt --filter 'q4cts.linear*' > $R/mustpass-$v.txt 2>&1; echo "$v linear mustpass rc=$? $(grep '^result:' $R/mustpass-$v.txt)" >> $R/summary.txt; done
-cp $S/run8.sh $R/; tar -czf $OUT/r8.tgz -C $OUT r8 && rm -rf $R
+cp $S/run8.sh $S/ce_alloc.c $R/; tar -czf $OUT/r8.tgz -C $OUT r8 && rm -rf $R
 tar -xzOf $OUT/r8.tgz r8/ce.txt; tar -xzOf $OUT/r8.tgz r8/summary.txt

@@ -11,5 +11,5 @@ for i in 1 2 3 4 5; do
     timeout 40 $b perf $P 2>&1 | grep -E "^q4cts" | awk -v v=$v '{print v, $1, $2}' >> $R/perf.txt
   done
 done
-cp $S/run9.sh $R/; tar -czf $OUT/r9.tgz -C $OUT r9 && rm -rf $R
+cp $S/run9.sh $S/ce_alloc.c $R/; tar -czf $OUT/r9.tgz -C $OUT r9 && rm -rf $R
 tar -xzOf $OUT/r9.tgz r9/ce.txt; tar -xzOf $OUT/r9.tgz r9/perf.txt
