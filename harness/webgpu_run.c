@@ -583,9 +583,21 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
     char *header = NULL;
     timing_ask ask = { p->reps, p->warmup, p->warmup_ms };
     signal(SIGPIPE, SIG_IGN);
-    q4_status st = open_worker(&s, err);
-    if (st != Q4_OK)
+    /* The inputs first, then the worker's device: a device whose GPU sits idle after it
+     * is made can stay slow for its whole life (perf.c, perf_child). */
+    const q4h_op *op = c ? q4h_op_find(c->op) : NULL;
+    q4_status st = !c ? Q4_OK
+                   : !op ? q4_fail(err, Q4_ERR_ARG, "no descriptor for op %s", c->op)
+                         : q4_case_inputs(c, &in, err);
+    if (st == Q4_OK && c)
+        st = make_images(op, c, &in, &im, err);
+    if (st == Q4_OK)
+        st = open_worker(&s, err);
+    if (st != Q4_OK) {
+        q4h_wg_images_free(&im);
+        q4_inputs_free(&in);
         return st;
+    }
     *info = s.a.info;
     if (!c) {
         char text[256];
@@ -602,14 +614,8 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
             ceil->dispatch_us = num_of(f.json, "dispatch_us", 0);
         }
     } else {
-        const q4h_op *op = q4h_op_find(c->op);
         char why[512] = "";
-        st = !op ? q4_fail(err, Q4_ERR_ARG, "no descriptor for op %s", c->op)
-                 : q4_case_inputs(c, &in, err);
-        if (st == Q4_OK)
-            st = make_images(op, c, &in, &im, err);
-        if (st == Q4_OK)
-            support(&s, op, &im, s.a.max_binding, why, sizeof why);
+        support(&s, op, &im, s.a.max_binding, why, sizeof why);
         if (st == Q4_OK && why[0])
             st = q4_fail(err, Q4_ERR_UNSUPPORTED, "%s", why);
         if (st == Q4_OK && !(header = run_header(c, &in, &im, "", &ask, NULL)))
