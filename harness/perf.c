@@ -6,8 +6,8 @@
  *
  * The ceilings and every case run in a child process of their own, with a fresh
  * Vulkan context made after the case's inputs (perf_child says why): a case that
- * crashes or hangs becomes an error row, and no case
- * inherits another's allocations. In one process, a case late in the H200 list ran
+ * crashes or hangs becomes an error row, and no case inherits another's
+ * allocations. In one process, a case late in the H200 list ran
  * 2.6x slower (p10-p90 spread 64%) than the same case alone, in three fresh
  * processes, or after the list's largest allocations.
  *
