@@ -5,7 +5,7 @@
  *    under the block's exponent (2^(e-1) <= max |x| < 2^e), rows M..Mp-1 are zero, and
  *    the lossy flag stays 0 for data exact in four digits (x on the grid 2^-23);
  *  - the flag is raised by one element too coarse for its block (an outlier), by an
- *    element lost to underflow in a block 2^140 wide, and by an infinity;
+ *    element lost to underflow in a block 2^160 wide, by an infinity and by a NaN;
  *  - the codes - 8 come back as int8 in staging order, rows N..Np-1 zero (odd N4);
  *  - with at most 3 workgroups a dimension the grids fold, and the spare workgroups
  *    write nothing past the buffers (guard words intact).
@@ -156,8 +156,9 @@ START_TEST(digits_exact_and_in_order)
 }
 END_TEST
 
-/* gs = 64: blocks of 64 K; one outlier raises the flag, as do a block 2^140 wide
- * (its small element underflows in z_0) and an infinity. */
+/* gs = 64: blocks of 64 K; one outlier raises the flag, as do a block 2^160 wide (its
+ * small element underflows in z_0), an infinity and a NaN. The last three sit among
+ * zeros, which never raise it, so that each is caught by its own test in the kernel. */
 START_TEST(lossy_flag)
 {
     rng_seed(2);
@@ -179,7 +180,8 @@ START_TEST(lossy_flag)
     for (int64_t k = 64; k < 128; k++)
         x[3 * p.K + k] = 0.0f;
     x[3 * p.K + 64] = 0x1p100f;               /* exact alone ... */
-    x[3 * p.K + 65] = 0x1p-40f;               /* ... but 2^-40 scaled by 2^-95 underflows */
+    x[3 * p.K + 65] = 0x1p-60f;               /* ... but 2^-60 scaled by 2^-95 is below the
+                                                 least subnormal: 0, flushing or not */
     run_passes(x, c, &p);
     ck_assert_uint_eq(p.lossy, 1);
     passes_free(&p);
@@ -190,7 +192,14 @@ START_TEST(lossy_flag)
     passes_free(&p);
 
     x[3 * p.K + 64] = keep;
+    for (int64_t k = 64; k < 128; k++)
+        x[8 * p.K + k] = 0.0f;
     x[8 * p.K + 127] = INFINITY;
+    run_passes(x, c, &p);
+    ck_assert_uint_eq(p.lossy, 1);
+    passes_free(&p);
+
+    x[8 * p.K + 127] = NAN;
     run_passes(x, c, &p);
     ck_assert_uint_eq(p.lossy, 1);
     passes_free(&p);
