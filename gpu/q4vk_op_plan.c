@@ -59,8 +59,8 @@ void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, 
          * call to when x is too coarse for the digits (which the data decides). */
         if (q4vk_lin_mma_chosen(info, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)gs,
                                 q4vk_op_limit_of(info, 0))) {
+            add(p, Q4VK_K_UNPACK_I8);   /* dispatch order: it clears the slice's flag */
             add(p, Q4VK_K_SLICE);
-            add(p, Q4VK_K_UNPACK_I8);
             add(p, Q4VK_K_FWD_MMA);
             p->maybe_from = p->n;
         }

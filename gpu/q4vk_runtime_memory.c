@@ -63,7 +63,8 @@ q4_status q4vk_raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFl
     }
     /* Every buffer has an allocation of its own: saying so (a dedicated allocation,
      * core in Vulkan 1.1) lets the driver place it as it would a resource it alone
-     * backs (issue 14: the spread of CE's time across processes). */
+     * backs. Added for the spread of CE's time across processes (issue 14), whose cause
+     * turned out to be a context left idle (harness/perf.c); kept, as it costs nothing. */
     VkMemoryDedicatedAllocateInfo dedicated = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
         .buffer = *buffer,

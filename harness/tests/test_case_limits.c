@@ -73,6 +73,8 @@ START_TEST(tensor_core_plan_and_overrides)
     q4h_case_plan(&c, &tc, &p);
     ck_assert_int_eq(p.maybe_from, 3);
     ck_assert_int_ge(p.n, 4);
+    ck_assert_str_eq(p.kernels[0], "unpack_w_i8");   /* dispatch order */
+    ck_assert_str_eq(p.kernels[1], "linear_slice_i8");
     ck_assert_str_eq(p.kernels[2], "linear_q4gsw_mma");
     ck_assert_str_eq(p.kernels[3], "linear_q4gsw_tiled");
     q4h_override o = { .kernel = "linear_q4gsw_tiled", .path = "tiled.spv" };
@@ -91,7 +93,8 @@ START_TEST(tensor_core_plan_and_overrides)
     c = parse("q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups5");
     q4h_case_plan(&c, &tc, &p);
     ck_assert_int_eq(p.maybe_from, 0);
-    ck_assert_str_ne(p.kernels[0], "linear_slice_i8");
+    for (int i = 0; i < p.n; i++)
+        ck_assert_msg(!q4vk_kernel_tensor_core(p.kernels[i]), "%s planned", p.kernels[i]);
     /* gs = 32 keeps the fp32 path: no tensor-core kernel, no fallback mark */
     c = parse("q4cts.linear_q4gsw.tile_aligned.m8_n16_k32_g32");
     c.m = 16;
