@@ -197,6 +197,15 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
                              const q4vk_linear_opts *o, uint64_t limit, q4vk_timing *t,
                              q4_error *err);
 
+/* ---- scratch of the dense and tensor-core paths (q4vk_op_linear_common.c) ---- */
+/* One scratch buffer may hold at most q4vk_lin_scratch_one bytes (the binding limit,
+ * or maxMemoryAllocationSize where smaller); all of a call's scratch together at most
+ * 1/Q4VK_SCRATCH_HEAP_SHARE of the largest device-local heap, so that the op's own
+ * tensors and the caller's still fit beside it (q4vk_lin_scratch_fits_heap). */
+#define Q4VK_SCRATCH_HEAP_SHARE 4
+uint64_t q4vk_lin_scratch_one(const q4vk_device_info *info, uint64_t limit);
+bool q4vk_lin_scratch_fits_heap(const q4vk_device_info *info, uint64_t bytes);
+
 /* ---- q4vk_op_linear_mma.c ---- */
 /* NULL when the tensor-core forward can run this call on this device (coopmat_s8, gs a
  * multiple of 64, its workgroup's shared memory, x and y each in one binding of

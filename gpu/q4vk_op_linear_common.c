@@ -290,3 +290,15 @@ out:
     free(d);
     return st;
 }
+
+uint64_t q4vk_lin_scratch_one(const q4vk_device_info *info, uint64_t limit)
+{
+    return info->max_alloc_bytes && info->max_alloc_bytes < limit ? info->max_alloc_bytes
+                                                                  : limit;
+}
+
+bool q4vk_lin_scratch_fits_heap(const q4vk_device_info *info, uint64_t bytes)
+{
+    return !info->device_local_bytes ||
+           bytes <= info->device_local_bytes / Q4VK_SCRATCH_HEAP_SHARE;
+}

@@ -18,10 +18,6 @@
 
 #include "q4vk_op_linear.h"
 
-/* All scratch together may take at most this share of the largest device-local heap:
- * the op's own tensors and the caller's must still fit beside it. */
-#define HEAP_SHARE 4
-
 /* What linear_transpose.comp reads as push constants. */
 typedef struct transpose_push {
     uint32_t R, C, ld, tiles_c;
@@ -32,8 +28,7 @@ const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64
 {
     const uint64_t depth = fwd ? K : N, cols = fwd ? N : K, mp = (M + 3) / 4 * 4;
     const uint64_t wf = N * K * 4, at = depth * mp * 4, scratch = wf + at;
-    const uint64_t one = info->max_alloc_bytes && info->max_alloc_bytes < limit
-                             ? info->max_alloc_bytes : limit;
+    const uint64_t one = q4vk_lin_scratch_one(info, limit);
     if (M * depth * 4 > limit)
         return fwd ? "x" : "dout";
     if (M * cols * 4 > limit)
@@ -42,7 +37,7 @@ const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64
         return "the dequantized weight";
     if (at > one)
         return "the transposed activation";
-    if (info->device_local_bytes && scratch > info->device_local_bytes / HEAP_SHARE)
+    if (!q4vk_lin_scratch_fits_heap(info, scratch))
         return "the scratch";
     return NULL;
 }
@@ -79,7 +74,7 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
                        "variant %s cannot run M = %" PRIu64 ", N = %" PRIu64 ", K = %" PRIu64
                        " on this device: %s does not fit (bindings of %" PRIu64
                        " bytes, scratch in 1/%d of %" PRIu64 " bytes of device memory)",
-                       Q4VK_K_TN_TILED, M, N, K, misfit, lim, HEAP_SHARE,
+                       Q4VK_K_TN_TILED, M, N, K, misfit, lim, Q4VK_SCRATCH_HEAP_SHARE,
                        info->device_local_bytes);
     q4_status st;
     q4vk_gemm_tile tile =

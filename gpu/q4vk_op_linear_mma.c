@@ -25,9 +25,6 @@
 #define TILE_N 128u
 #define PLANES 4u
 #define MMA_SHARED_BYTES 40960u   /* linear_q4gsw_mma.comp's s_a, s_b, s_iota and the block factors */
-/* All scratch together may take at most this share of the largest device-local heap,
- * as the dense path's. */
-#define HEAP_SHARE 4
 
 typedef struct slice_push {
     uint32_t M, K, blk, Mp, total;
@@ -67,15 +64,14 @@ const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64
     q4vk_lin_mma_sizes(M, N, K, gs, &sz);
     const uint64_t mp = sz.mp, np = sz.np;
     const uint64_t digits = sz.digit_bytes, codes = sz.code_bytes, exps = sz.exp_bytes;
-    const uint64_t one = info->max_alloc_bytes && info->max_alloc_bytes < limit
-                             ? info->max_alloc_bytes : limit;
+    const uint64_t one = q4vk_lin_scratch_one(info, limit);
     if (M * K * 4 > limit)
         return "x does not fit one binding";
     if (M * N * 4 > limit)
         return "y does not fit one binding";
     if (digits > one || codes > one)
         return "the int8 operands do not fit one buffer";
-    if (info->device_local_bytes && digits + codes + exps > info->device_local_bytes / HEAP_SHARE)
+    if (!q4vk_lin_scratch_fits_heap(info, digits + codes + exps))
         return "the int8 operands do not fit a quarter of device memory";
     if (mp * K > UINT32_MAX || np * K > UINT32_MAX || (PLANES - 1) * mp * K > UINT32_MAX - mp * K)
         return "the int8 operands exceed 32-bit indexing";
