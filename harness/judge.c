@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct worst {
@@ -40,13 +41,14 @@ typedef struct stat_sums {
     double res2;              /* squared norm of the errors with the shared factor out */
     double shared, a1, a2;    /* sum |shr|, alw, alw^2 */
     double q2, q4, qmax;      /* sum sd^2, sd^4, max sd^2 */
+    double var_v, var_0;      /* shared roundings' variance in se and s0 (o->col_var) */
 } stat_sums;
 
 /* The worst statistic of a case: which output, row (-1: the whole output), which test. */
 typedef struct stat_worst {
     double margin, stat, env;
     const q4h_output *o;
-    int64_t row;
+    int64_t row;              /* -1 the whole output, -2 - j column j */
     const char *test;
 } stat_worst;
 
@@ -56,7 +58,7 @@ typedef struct stat_worst {
 static void stat_add_elem(stat_sums *g, double err, double value, double alw, double sd,
                           double shr)
 {
-    double c = alw + sd;
+    double c = q4ref_stat_unit(alw, sd);
     if (!(c > 0))
         return;
     err /= c;
@@ -98,24 +100,54 @@ static double ratio(double stat, double env)
     return env > 0 ? stat / env : INFINITY;
 }
 
+/* The signed sums of group g against their envelopes: the worse of the two, into w. */
+static void stat_consider_bias(stat_worst *w, const q4h_output *o, int64_t row, const char *what,
+                               const stat_sums *g)
+{
+    double env_v = q4ref_stat_bias_envelope(g->shared, g->a1, g->q2 + g->var_v);
+    double env_0 = q4ref_stat_bias_envelope(g->shared, g->a1, g->q2 + g->var_0);
+    double mv = ratio(fabs(g->se), env_v), m0 = ratio(fabs(g->s0), env_0);
+    if (w->o == NULL || fmax(mv, m0) > w->margin) {
+        if (mv >= m0)
+            *w = (stat_worst){ mv, fabs(g->se), env_v, o, row, what };
+        else
+            *w = (stat_worst){ m0, fabs(g->s0), env_0, o, row, what };
+    }
+}
+
 static void stat_consider(stat_worst *w, const q4h_output *o, int64_t row, const stat_sums *g)
 {
-    double bias = fmax(fabs(g->se), fabs(g->s0)), rms = sqrt(g->res2);
-    double benv = q4ref_stat_bias_envelope(g->shared, g->a1, g->q2);
+    double rms = sqrt(g->res2);
     double renv = q4ref_stat_rms_envelope(g->a2, g->q2, g->q4, g->qmax);
-    double mb = ratio(bias, benv), mr = ratio(rms, renv);
-    if (w->o == NULL || mb > w->margin)
-        *w = (stat_worst){ mb, bias, benv, o, row, "signed error sum" };
+    double mr = ratio(rms, renv);
+    stat_consider_bias(w, o, row, "signed error sum", g);
     if (mr > w->margin)
         *w = (stat_worst){ mr, rms, renv, o, row, "error norm" };
+}
+
+/* Each column of an output whose columns share roundings (o->col_var): its signed
+ * sums, with the shared part's variance; and that variance into the whole output's. */
+static void stat_columns(stat_worst *w, const q4h_output *o, stat_sums *col, stat_sums *total)
+{
+    for (int64_t j = 0; j < o->cols; j++) {
+        col[j].var_v = o->col_var[0][j];
+        col[j].var_0 = o->col_var[1][j];
+        total->var_v += col[j].var_v;
+        total->var_0 += col[j].var_0;
+        if (o->cols > 1 && o->rows > 1)
+            stat_consider_bias(w, o, -2 - j, "signed error sum", &col[j]);
+    }
 }
 
 /* The statistical check of one real output (nothing without an envelope). */
 static void judge_stat(const q4h_output *o, stat_worst *w)
 {
     stat_sums total = { 0 };
+    stat_sums *col = NULL;
     if (!o->env.alw && o->dot_n <= 0)
         return;
+    if (o->col_var[0] && !(col = calloc((size_t)o->cols, sizeof *col)))
+        return;   /* out of memory for the column groups: whole and rows judged */
     for (int64_t r = 0; r < o->rows; r++) {
         stat_sums row = { 0 };
         for (int64_t i = r * o->cols; i < (r + 1) * o->cols; i++) {
@@ -130,12 +162,17 @@ static void judge_stat(const q4h_output *o, stat_worst *w)
                 q4ref_envelope_dot(o->dot_n, o->dot_factors, o->bound[i], &alw, &sd);
             }
             stat_add_elem(&row, err, o->value[i], alw, sd, shr);
+            if (col)
+                stat_add_elem(&col[i - r * o->cols], err, o->value[i], alw, sd, shr);
         }
         stat_end_row(&row, &total);
         if (o->rows > 1)
             stat_consider(w, o, r, &row);
     }
+    if (col)
+        stat_columns(w, o, col, &total);
     stat_consider(w, o, -1, &total);
+    free(col);
 }
 
 double q4h_element_margin(const q4h_output *o, int64_t i, double *err)
@@ -245,6 +282,8 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
         r->verdict = Q4_FAIL;
         if (sw.row >= 0)
             snprintf(row, sizeof row, " row %s=%lld", sw.o->row_name, (long long)sw.row);
+        else if (sw.row < -1)
+            snprintf(row, sizeof row, " column %s=%lld", sw.o->col_name, (long long)(-2 - sw.row));
         snprintf(r->message, sizeof r->message,
                  "systematic error: every element is within its bound (worst margin %.3g), but "
                  "output %s%s has %s %.3g, above what a correct fp32 kernel can produce, %.3g "

@@ -47,6 +47,11 @@ typedef struct q4h_output {
     q4ref_envelope env;
     int64_t dot_n;
     int dot_factors;
+    /* Roundings shared by each column's elements (a weight dequantized once and used
+     * by every row; q4ref_linear_shared_var): per column, the variance scales of the
+     * sgn-weighted and the plain signed error sum, in the statistics' units. NULL: the
+     * elements' errors are independent. With them the judge also tests each column. */
+    double *col_var[2];
     bool guard_ok;             /* the guard words after the GPU buffer were untouched */
     int64_t guard_bad_at;      /* first changed guard word, when !guard_ok */
     bool padding_ok;           /* W_4X8 padding words exactly 0x88888888 (code outputs) */

@@ -58,6 +58,16 @@ q4_status q4h_output_envelope(q4h_output *o, bool shared, q4_error *err)
     return Q4_OK;
 }
 
+q4_status q4h_output_col_var(q4h_output *o, q4_error *err)
+{
+    o->col_var[0] = malloc((size_t)o->cols * sizeof(double));
+    o->col_var[1] = malloc((size_t)o->cols * sizeof(double));
+    if (!o->col_var[0] || !o->col_var[1])
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the column variances of output %s "
+                       "(%lld columns)", o->name, (long long)o->cols);
+    return Q4_OK;
+}
+
 q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err)
@@ -76,6 +86,8 @@ void q4h_outputs_free(q4h_outputs *out)
         free(o->alt);
         free(o->got_code);
         free(o->raw);
+        free(o->col_var[0]);
+        free(o->col_var[1]);
         free(o->env.alw);
         free(o->env.sd);
         free(o->env.shr);

@@ -9,6 +9,8 @@ q4_status q4h_real_output(q4h_outputs *out, const char *name, int64_t rows, int6
                           q4_error *err);
 /* Allocates o's envelope arrays (alw, sd, and shr when `shared`). */
 q4_status q4h_output_envelope(q4h_output *o, bool shared, q4_error *err);
+/* Allocates o's col_var arrays (one double per column each). */
+q4_status q4h_output_col_var(q4h_output *o, q4_error *err);
 q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err);

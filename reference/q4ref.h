@@ -128,6 +128,21 @@ void q4ref_envelope_dot(int64_t n, int factors, double bound, double *alw, doubl
  * alw = sum alw, sd2 = sum sd^2); the norm of its errors (after a shared factor is
  * taken out) passes while within rms_envelope(sum alw^2, sum sd^2, sum sd^4, max sd^2). */
 double q4ref_stat_bias_envelope(double shared, double alw, double sd2);
+/* The unit an element's error is measured in by the group statistics: alw + sd. */
+double q4ref_stat_unit(double alw, double sd);
+/* Roundings shared by a column of a linear's output: a kernel may dequantize each
+ * weight once (one fp32 rounding, |d| <= u) and reuse it in every row, so the errors
+ * of one output column are correlated through the weights it reads. For the signed
+ * error sums of each column j (weights sgn(value) / unit and 1 / unit, the judge's),
+ * var[0][j] and var[1][j] are the variance scales of that shared part:
+ * u^2 sum_i (w_i T_i)^2 over the column's weights w_i, T_i the sum over rows of the
+ * coefficient times the activation that meets w_i (docs/numerics.md section 3).
+ * Forward (fwd = 1): act = x [M,K], columns n of y; backward: act = dout [M,N],
+ * columns k of d_x. value/bound: the truth just computed; var arrays [N] or [K]. */
+q4_status q4ref_linear_shared_var(int fwd, const float *act, const uint32_t *w,
+                                  const float *scales, int64_t M, int64_t N, int64_t K,
+                                  int64_t gs, const double *value, const double *bound,
+                                  int64_t dot_n, double *var_v, double *var_0, q4_error *err);
 double q4ref_stat_rms_envelope(double alw2, double sd2, double sd4, double sd2_max);
 
 /* ---------------- threads ----------------

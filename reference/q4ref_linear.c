@@ -217,3 +217,65 @@ q4_status q4ref_linear_dw_truth(const float *dout, const float *x, int64_t M, in
     free(xd);
     return Q4_OK;
 }
+
+/* ---------------- shared weight roundings (the envelope's column term) ---------------- */
+
+/* coef[2][M x cols] from the truth: sgn(value) / unit and 1 / unit, 0 where the unit is
+ * 0 or the truth is not finite (the judge leaves those elements out too). */
+static void stat_coefs(const double *value, const double *bound, int64_t count, int64_t dot_n,
+                       double *cv, double *c0)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < count; i++) {
+        double alw, sd, c;
+        q4ref_envelope_dot(dot_n, 3, bound[i], &alw, &sd);
+        c = q4ref_stat_unit(alw, sd);
+        c0[i] = c > 0 && isfinite(value[i]) ? 1 / c : 0;
+        cv[i] = value[i] > 0 ? c0[i] : value[i] < 0 ? -c0[i] : 0;
+    }
+}
+
+q4_status q4ref_linear_shared_var(int fwd, const float *act, const uint32_t *w,
+                                  const float *scales, int64_t M, int64_t N, int64_t K,
+                                  int64_t gs, const double *value, const double *bound,
+                                  int64_t dot_n, double *var_v, double *var_0, q4_error *err)
+{
+    const int64_t cols = fwd ? N : K, inner = fwd ? K : N;
+    const double u2 = Q4REF_U * Q4REF_U;
+    q4_status st = Q4_OK;
+    double *ad = NULL, *wd = NULL, *cv = NULL, *c0 = NULL, *tv = NULL, *t0 = NULL;
+    if (!(ad = to_f64(act, M, inner, "the activation in fp64", &st, err)) ||
+        !(wd = q4ref_alloc(N, K, sizeof(double), "the weight in fp64", &st, err)) ||
+        !(cv = q4ref_alloc(M, cols, sizeof(double), "the statistic's weights", &st, err)) ||
+        !(c0 = q4ref_alloc(M, cols, sizeof(double), "the statistic's weights", &st, err)) ||
+        !(tv = q4ref_alloc(N, K, sizeof(double), "the shared sums", &st, err)) ||
+        !(t0 = q4ref_alloc(N, K, sizeof(double), "the shared sums", &st, err)))
+        goto done;
+    q4ref_dequant_w4x8_f64(w, scales, N, K, gs, wd);
+    stat_coefs(value, bound, M * cols, dot_n, cv, c0);
+    /* T [N,K]: forward T = C^T x (C [M,N]); backward T = dout^T C (C [M,K]). The
+     * rounding of w[n][k] moves column j's statistic by d w T[n][k]. */
+    if (fwd) {
+        q4ref_dgemm(CblasTrans, CblasNoTrans, N, K, M, cv, N, ad, K, 0.0, tv);
+        q4ref_dgemm(CblasTrans, CblasNoTrans, N, K, M, c0, N, ad, K, 0.0, t0);
+    } else {
+        q4ref_dgemm(CblasTrans, CblasNoTrans, N, K, M, ad, N, cv, K, 0.0, tv);
+        q4ref_dgemm(CblasTrans, CblasNoTrans, N, K, M, ad, N, c0, K, 0.0, t0);
+    }
+    for (int64_t j = 0; j < cols; j++)
+        var_v[j] = var_0[j] = 0;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t k = 0; k < K; k++) {
+            int64_t i = n * K + k, j = fwd ? n : k;
+            var_v[j] += u2 * (wd[i] * tv[i]) * (wd[i] * tv[i]);
+            var_0[j] += u2 * (wd[i] * t0[i]) * (wd[i] * t0[i]);
+        }
+done:
+    free(ad);
+    free(wd);
+    free(cv);
+    free(c0);
+    free(tv);
+    free(t0);
+    return st;
+}

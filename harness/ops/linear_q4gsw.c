@@ -29,6 +29,11 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     y->dot_n = c->k + (c->bias ? 1 : 0);
     y->dot_factors = 3;
     y->shape = Q4H_ACTIVATION; /* [*lead, N] */
+    /* each column n reads weights W[n][:], which a kernel may round once for all rows */
+    if (st == Q4_OK && (st = q4h_output_col_var(y, err)) == Q4_OK)
+        st = q4ref_linear_shared_var(1, in->x, in->w4x8, in->scales, c->m, c->n, c->k, c->gs,
+                                     y->value, y->bound, y->dot_n, y->col_var[0], y->col_var[1],
+                                     err);
     return st;
 }
 

@@ -27,6 +27,11 @@ static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, 
     dx->dot_n = c->n;
     dx->dot_factors = 3;
     dx->shape = Q4H_ACTIVATION; /* [*lead, K] */
+    /* each column k reads weights W[:][k], which a kernel may round once for all rows */
+    if (st == Q4_OK && (st = q4h_output_col_var(dx, err)) == Q4_OK)
+        st = q4ref_linear_shared_var(0, in->dout, in->w4x8, in->scales, c->m, c->n, c->k, c->gs,
+                                     dx->value, dx->bound, dx->dot_n, dx->col_var[0],
+                                     dx->col_var[1], err);
     return st;
 }
 
