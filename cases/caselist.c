@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "case_internal.h"
+#include "q4_file.h"
 
 static int by_name(const void *a, const void *b)
 {
@@ -196,8 +197,17 @@ q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4
     if (!path)
         return q4_fail(err, Q4_ERR_ARG, "case list path is NULL; expected a file name");
     q4_echo(path, shown, sizeof shown);
-    if (!(f = fopen(path, "r")))
-        return q4_fail(err, Q4_ERR_IO, "cannot open case list '%s': %s", shown, strerror(errno));
+    /* read whole through q4_read_regular: a FIFO or a device is refused, never waited on */
+    size_t size;
+    char *text_all = q4_read_regular(path, Q4_CASELIST_MAX_BYTES, &size);
+    if (!text_all)   /* "open" when there is nothing there to read */
+        return q4_fail(err, Q4_ERR_IO, "cannot %s case list '%s': %s",
+                       errno == EISDIR || errno == Q4_ENOTREG || errno == EFBIG ? "read" : "open",
+                       shown, errno == EFBIG ? "larger than 64 MiB" : q4_file_strerror(errno));
+    if (!(f = fmemopen(text_all, size, "r"))) {   /* glibc takes a size of 0 */
+        free(text_all);
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot read case list '%s': %s", shown, strerror(errno));
+    }
     if ((st = q4_case_all(&all, &n_all, err)))
         goto done;
     size_t linecap = 0;
@@ -250,6 +260,7 @@ q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4
                      "per line", shown);
 done:
     fclose(f);
+    free(text_all);
     free(line);
     free(all);
     if (st) {

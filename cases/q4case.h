@@ -95,6 +95,9 @@ q4_status q4_case_all(q4_case **out, size_t *count, q4_error *err);
    and is not a well-formed name is an error naming file:line. Lines are printable ASCII of at
    most Q4_CASE_GLOB_MAX bytes (a leading UTF-8 byte-order mark is skipped). */
 #define Q4_CASE_GLOB_MAX (2 * Q4_CASE_NAME_MAX)   /* so a message quoting one keeps its reason */
+/* A case list is a regular file (a FIFO or a device is refused, never waited on) of at
+ * most this size, checked before it is read. */
+#define Q4_CASELIST_MAX_BYTES ((size_t)64 << 20)
 q4_status q4_caselist_load(const char *path, char ***patterns, size_t *count, q4_error *err);
 void q4_caselist_free(char **patterns, size_t count);
 

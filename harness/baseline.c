@@ -167,7 +167,7 @@ q4_status q4h_expectations_load(const char *path, q4h_expectations **out, q4_err
     if (!text)
         return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
                        "cannot read the baseline %s: %s", q4_echo(path, shown, sizeof shown),
-                       strerror(errno));
+                       q4_file_strerror(errno));
     q4_status st = q4h_expectations_parse(text, len, path, out, err);
     free(text);
     return st;

@@ -9,11 +9,13 @@
 #include "json_text.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "files.h"
 #include "q4case.h"
 
 #ifndef Q4CTS_VERSION
@@ -129,6 +131,12 @@ static json_object *result_json(const q4_result *r, bool strict)
 
 q4_status q4h_case_json_write(const char *path, const q4h_dump_meta *m, q4_error *err)
 {
+    return q4h_case_json_write_at(AT_FDCWD, path, m, err);
+}
+
+q4_status q4h_case_json_write_at(int dirfd, const char *path, const q4h_dump_meta *m,
+                                 q4_error *err)
+{
     json_object *root = json_object_new_object();
     add(root, "format", json_object_new_int(Q4H_DUMP_FORMAT));
     add(root, "q4cts_version", json_object_new_string(Q4CTS_VERSION));
@@ -181,7 +189,7 @@ q4_status q4h_case_json_write(const char *path, const q4h_dump_meta *m, q4_error
     const char *text = json_object_to_json_string_ext(
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     q4_status st = Q4_OK;
-    FILE *f = text ? fopen(path, "w") : NULL;
+    FILE *f = text ? q4h_fcreate_at(dirfd, path) : NULL;   /* never through a link */
     if (!text)
         st = q4_fail(err, Q4_ERR_NOMEM, "out of memory writing %s", path);
     else if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0)

@@ -77,6 +77,10 @@ typedef struct q4h_dump_meta {
 
 /* Writes m to path as pretty-printed JSON. */
 q4_status q4h_case_json_write(const char *path, const q4h_dump_meta *m, q4_error *err);
+/* The same as file `path` of the folder dirfd (a dump's case folder), created anew by
+ * q4h_create_at: a symbolic link there is removed, never written through. */
+q4_status q4h_case_json_write_at(int dirfd, const char *path, const q4h_dump_meta *m,
+                                 q4_error *err);
 
 /* Parses case.json held in buf[0..size) into *m; `what` names the file in messages. */
 q4_status q4h_case_json_parse(const char *buf, size_t size, const char *what, q4h_dump_meta *m,

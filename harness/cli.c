@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #ifndef Q4CTS_VERSION
 #define Q4CTS_VERSION "0"
@@ -282,50 +281,65 @@ enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SH
        OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT, OPT_JOBS, OPT_DEVICES,
        OPT_FLAKE_RETRIES, OPT_DENSE_MIN_M, OPT_MMA_MIN_M };
 
+/* The commands, in the order of the bits of option_def.commands. */
+static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
+                                        "replay", "compare", "merge", "report" };
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+enum { C_DEVICES = 1 << 0, C_LIST = 1 << 1, C_KERNELS = 1 << 2, C_RUN = 1 << 3,
+       C_PERF = 1 << 4, C_REPLAY = 1 << 5, C_COMPARE = 1 << 6, C_MERGE = 1 << 7,
+       C_REPORT = 1 << 8, C_ALL = (1 << 9) - 1,
+       C_SELECT = C_LIST | C_RUN | C_PERF };
+
+/* An option, and the commands it is an option of: any other command refuses it (a
+ * `run --rerun` or `run -o page.html` did nothing, silently). replay's options that
+ * run something also need --rerun (rerun_only). */
 typedef struct option_def {
     const char *name;
     int has_value;
     int id;
+    unsigned commands;
+    int rerun_only;
 } option_def;
 
 static const option_def opts[] = {
-    { "filter", 1, OPT_FILTER },
-    { "exclude", 1, OPT_EXCLUDE },
-    { "caselist", 1, OPT_CASELIST },
-    { "api", 1, OPT_API },
-    { "device", 1, OPT_DEVICE },
-    { "seed", 1, OPT_SEED },
-    { "shard", 1, OPT_SHARD },
-    { "repeat", 1, OPT_REPEAT },
-    { "validation", 0, OPT_VALIDATION },
-    { "strict", 0, OPT_STRICT },
-    { "timeout", 1, OPT_TIMEOUT },
-    { "junit", 1, OPT_JUNIT },
-    { "json", 1, OPT_JSON },
-    { "dump-dir", 1, OPT_DUMP },
-    { "dump", 1, OPT_DUMP_WHICH },
-    { "rerun", 0, OPT_RERUN },
-    { "shader-coverage", 1, OPT_SHADER_COVERAGE },
-    { "bounds-check", 0, OPT_BOUNDS_CHECK },
-    { "dumps", 1, OPT_DUMPS },
-    { "output", 1, OPT_OUTPUT },
-    { "kernel", 1, OPT_KERNEL },
-    { "interface", 1, OPT_INTERFACE },
-    { "inject-fault", 1, OPT_FAULT },
-    { "reps", 1, OPT_REPS },
-    { "warmup", 1, OPT_WARMUP },
-    { "warmup-ms", 1, OPT_WARMUP_MS },
-    { "baseline", 1, OPT_BASELINE },
-    { "dense-min-m", 1, OPT_DENSE_MIN_M },
-    { "mma-min-m", 1, OPT_MMA_MIN_M },
-    { "factor", 1, OPT_FACTOR },
-    { "jobs", 1, OPT_JOBS },
-    { "devices", 1, OPT_DEVICES },
-    { "flake-retries", 1, OPT_FLAKE_RETRIES },
-    { "help", 0, OPT_HELP },
-    { "version", 0, OPT_VERSION },
+    { "filter", 1, OPT_FILTER, C_SELECT, 0 },
+    { "exclude", 1, OPT_EXCLUDE, C_SELECT, 0 },
+    { "caselist", 1, OPT_CASELIST, C_SELECT, 0 },
+    { "api", 1, OPT_API, C_DEVICES | C_RUN | C_PERF, 0 },
+    { "device", 1, OPT_DEVICE, C_RUN | C_PERF | C_REPLAY, 1 },
+    { "seed", 1, OPT_SEED, C_SELECT, 0 },
+    { "shard", 1, OPT_SHARD, C_SELECT, 0 },
+    { "repeat", 1, OPT_REPEAT, C_RUN | C_REPLAY, 1 },
+    { "validation", 0, OPT_VALIDATION, C_RUN | C_PERF | C_REPLAY, 1 },
+    { "strict", 0, OPT_STRICT, C_RUN | C_REPLAY, 0 },
+    { "timeout", 1, OPT_TIMEOUT, C_RUN | C_PERF | C_REPLAY, 1 },
+    { "junit", 1, OPT_JUNIT, C_RUN | C_REPLAY | C_MERGE, 0 },
+    { "json", 1, OPT_JSON, C_RUN | C_PERF | C_REPLAY | C_MERGE, 0 },
+    { "dump-dir", 1, OPT_DUMP, C_RUN | C_REPLAY, 1 },
+    { "dump", 1, OPT_DUMP_WHICH, C_RUN | C_REPLAY, 1 },
+    { "rerun", 0, OPT_RERUN, C_REPLAY, 0 },
+    { "shader-coverage", 1, OPT_SHADER_COVERAGE, C_RUN, 0 },
+    { "bounds-check", 0, OPT_BOUNDS_CHECK, C_RUN, 0 },
+    { "dumps", 1, OPT_DUMPS, C_REPORT, 0 },
+    { "output", 1, OPT_OUTPUT, C_REPORT, 0 },
+    { "kernel", 1, OPT_KERNEL, C_RUN | C_PERF | C_REPLAY, 1 },
+    { "interface", 1, OPT_INTERFACE, C_RUN | C_KERNELS, 0 },
+    { "inject-fault", 1, OPT_FAULT, C_RUN | C_PERF | C_REPLAY, 1 },
+    { "reps", 1, OPT_REPS, C_PERF, 0 },
+    { "warmup", 1, OPT_WARMUP, C_PERF, 0 },
+    { "warmup-ms", 1, OPT_WARMUP_MS, C_PERF, 0 },
+    { "baseline", 1, OPT_BASELINE, C_RUN | C_PERF, 0 },
+    { "dense-min-m", 1, OPT_DENSE_MIN_M, C_PERF, 0 },
+    { "mma-min-m", 1, OPT_MMA_MIN_M, C_RUN | C_PERF, 0 },
+    { "factor", 1, OPT_FACTOR, C_COMPARE, 0 },
+    { "jobs", 1, OPT_JOBS, C_RUN, 0 },
+    { "devices", 1, OPT_DEVICES, C_RUN, 0 },
+    { "flake-retries", 1, OPT_FLAKE_RETRIES, C_RUN, 0 },
+    { "help", 0, OPT_HELP, C_ALL, 0 },
+    { "version", 0, OPT_VERSION, C_ALL, 0 },
 };
 #define N_OPTS (sizeof opts / sizeof opts[0])
+_Static_assert(N_OPTS <= 64, "q4h_cli.given has a bit per option");
 
 /* The option that `--name` (name[0..len)) means: an exact name, else the one name it
  * is a prefix of. NULL with the error naming the argument: unknown, or ambiguous with
@@ -359,6 +373,7 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     char shown[Q4_ECHO_MAX];
     uint64_t v = 0;
     q4_status st = Q4_OK;
+    cli->given |= (uint64_t)1 << (o - opts);
     if (o->has_value && !value[0])
         return q4_fail(err, Q4_ERR_ARG, "--%s expects %s, got an empty string", o->name,
                        o->id == OPT_JUNIT || o->id == OPT_JSON || o->id == OPT_CASELIST ||
@@ -450,18 +465,37 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     return st;
 }
 
-/* --junit and --json given one file: the second report would overwrite the first. */
-static int same_file(const char *a, const char *b)
+/* The first option given that is not one of command c's (bit cbit), with the sentence
+ * that says so; Q4_OK when there is none. */
+static q4_status check_options_of(const q4h_cli *cli, size_t c, q4_error *err)
 {
-    struct stat sa, sb;
-    return !strcmp(a, b) || (stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-                             sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode));
+    for (size_t i = 0; i < N_OPTS; i++) {
+        if (!(cli->given >> i & 1))
+            continue;
+        const option_def *o = &opts[i];
+        const char *shown = o->id == OPT_OUTPUT ? "-o/--output" : NULL;
+        char list[160] = "";
+        if (!(o->commands & (1u << c))) {
+            for (size_t k = 0, seen = 0, all = (size_t)__builtin_popcount(o->commands);
+                 k < N_COMMANDS; k++)
+                if (o->commands & (1u << k)) {
+                    size_t len = strlen(list);
+                    snprintf(list + len, sizeof list - len, "%s%s", !seen ? ""
+                             : ++seen == all ? " and " : ", ", commands[k]);
+                    seen += !seen;
+                }
+            return q4_fail(err, Q4_ERR_ARG, "%s%s is an option of %s only, not of %s",
+                           shown ? "" : "--", shown ? shown : o->name, list, commands[c]);
+        }
+        if (o->rerun_only && !strcmp(commands[c], "replay") && !cli->rerun)
+            return q4_fail(err, Q4_ERR_ARG, "replay --%s needs --rerun: without it replay runs "
+                           "nothing, it judges the dumped outputs again", o->name);
+    }
+    return Q4_OK;
 }
 
 q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err)
 {
-    static const char *const commands[] = { "devices", "list", "kernels", "run", "perf",
-                                            "replay", "compare", "merge", "report" };
     char shown[Q4_ECHO_MAX];
     q4_status st = Q4_OK;
     int only_operands = 0;
@@ -504,9 +538,9 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return q4_fail(err, Q4_ERR_ARG,
                        "no command given (devices, list, kernels, run, perf, replay, compare, merge, report)");
     size_t c = 0;
-    while (c < sizeof commands / sizeof commands[0] && strcmp(cli->command, commands[c]))
+    while (c < N_COMMANDS && strcmp(cli->command, commands[c]))
         c++;
-    if (c == sizeof commands / sizeof commands[0])
+    if (c == N_COMMANDS)
         return q4_fail(err, Q4_ERR_ARG,
                        "unknown command '%s' (devices, list, kernels, run, perf, replay, compare, merge, report)",
                        SHOWN(cli->command));
@@ -562,8 +596,7 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
     if (!strcmp(cli->command, "report") && (!cli->n_operands || !cli->output))
         return q4_fail(err, Q4_ERR_ARG, "report needs %s", !cli->n_operands ?
                        "the --json of a run or of a perf run" : "-o FILE, the HTML file to write");
-    if (cli->junit && cli->json && same_file(cli->junit, cli->json))
-        return q4_fail(err, Q4_ERR_ARG, "--junit and --json name the same file %s; give each "
-                       "report a file of its own", SHOWN(cli->json));
-    return Q4_OK;
+    /* Files that name one file (--junit X --json ./X) are main.c's check (paths.c): it
+     * needs the file system, which this parser does not touch. */
+    return check_options_of(cli, c, err);
 }

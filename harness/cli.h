@@ -58,6 +58,7 @@ typedef struct q4h_cli {
     int flake_retries;              /* --flake-retries */
     int flaky_every;                /* --inject-fault flaky@N */
     int help, version;              /* --help, --version: the caller prints */
+    uint64_t given;                 /* bit i: option i of cli.c's table was given */
 } q4h_cli;
 
 /* Parses argv[1..argc) into *cli; on a usage error fills err and returns Q4_ERR_ARG.

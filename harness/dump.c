@@ -7,11 +7,13 @@
 #include "dump.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vulkan/vulkan_core.h>
 
 #include "judge.h"
@@ -50,10 +52,37 @@ q4_status q4h_dump_params_apply(const q4h_dump_meta *m, const q4_case *c, q4_inp
     return Q4_OK;
 }
 
-static q4_status make_dir(const char *path, q4_error *err)
+/* The case's folder DIR/<name>, opened into *out: DIR is made when missing (the run
+ * checked that it can be), the case folder is made or reused, and it is opened with
+ * O_NOFOLLOW through DIR's descriptor, so that a link planted in its place (case
+ * names are predictable) fails the dump instead of sending it elsewhere. Every file
+ * is then created inside that descriptor (q4h_create_at), never through a link. */
+static q4_status open_case_dir(const char *dir, const char *name, int *out, q4_error *err)
 {
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
-        return q4_fail(err, Q4_ERR_IO, "cannot create directory %s: %s", path, strerror(errno));
+    char shown[Q4_ECHO_MAX];
+    q4_echo(dir, shown, sizeof shown);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return q4_fail(err, Q4_ERR_IO, "cannot create directory %s: %s", shown, strerror(errno));
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return q4_fail(err, Q4_ERR_IO, "cannot open directory %s: %s", shown, strerror(errno));
+    int fd = -1, e = 0;
+    if (mkdirat(dfd, name, 0777) != 0 && errno != EEXIST)
+        e = errno;
+    else if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        e = errno;
+    struct stat st;
+    const bool link = fd < 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                      S_ISLNK(st.st_mode);
+    close(dfd);
+    if (link)
+        return q4_fail(err, Q4_ERR_IO, "%s/%s is a symbolic link, not a folder of dumps: "
+                       "q4cts writes a dump only into a folder it made; remove the link",
+                       shown, name);
+    if (fd < 0)
+        return q4_fail(err, Q4_ERR_IO, "cannot create directory %s/%s: %s", shown, name,
+                       strerror(e));
+    *out = fd;
     return Q4_OK;
 }
 
@@ -82,18 +111,19 @@ const char *q4h_dump_descr(char dtype)
     return dtype == 'f' ? "<f4" : dtype == 'i' ? "<i4" : dtype == 'u' ? "<u4" : "|u1";
 }
 
-static q4_status save(const char *dir, const char *name, const char *part, const char *descr,
+/* NAME[.PART].npy in the case folder dirfd. */
+static q4_status save(int dirfd, const char *name, const char *part, const char *descr,
                       const void *data, int ndim, const int64_t *shape, q4_error *err)
 {
-    char path[1200];
-    if (snprintf(path, sizeof path, "%s/%s%s%s.npy", dir, name, part[0] ? "." : "", part) >=
-        (int)sizeof path)
-        return q4_fail(err, Q4_ERR_ARG, "the dump path %s/%s is too long", dir, name);
-    return q4h_npy_write(path, descr, data, ndim, shape, err);
+    char file[256];
+    if (snprintf(file, sizeof file, "%s%s%s.npy", name, part[0] ? "." : "", part) >=
+        (int)sizeof file)
+        return q4_fail(err, Q4_ERR_ARG, "the dump file name %s.%s is too long", name, part);
+    return q4h_npy_write_at(dirfd, file, descr, data, ndim, shape, err);
 }
 
 /* One output's arrays and its entry of case.json. */
-static q4_status dump_output(const char *sub, const q4_case *c, const q4h_output *o,
+static q4_status dump_output(int sub, const q4_case *c, const q4h_output *o,
                              bool have_got,
                              q4h_dump_output *d, q4_error *err)
 {
@@ -150,7 +180,7 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
                         const q4h_tensor *t, int n_in, const q4h_outputs *out,
                         const q4h_dump_source *src, q4_error *err)
 {
-    char sub[1024], path[1100];
+    int sub = -1;
     q4h_dump_meta m = { .format = Q4H_DUMP_FORMAT, .seed = c->seed,
                          .strict = src->opt->strict != 0, .result = *src->result };
     snprintf(m.name, sizeof m.name, "%s", c->name);
@@ -175,11 +205,11 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
         m.n_kernels++;
     }
 
-    q4_status st = make_dir(dir, err);
-    if (st == Q4_OK && snprintf(sub, sizeof sub, "%s/%s", dir, c->name) >= (int)sizeof sub)
-        st = q4_fail(err, Q4_ERR_ARG, "the dump directory %s is too long", dir);
-    if (st == Q4_OK)
-        st = make_dir(sub, err);
+    q4_status st = open_case_dir(dir, c->name, &sub, err);
+    /* an older dump of the case is incomplete from here until the new case.json */
+    if (st == Q4_OK && unlinkat(sub, "case.json", 0) != 0 && errno != ENOENT)
+        st = q4_fail(err, Q4_ERR_IO, "cannot replace %s/%s/case.json: %s", dir, c->name,
+                     strerror(errno));
     for (int i = 0; i < n_in && st == Q4_OK; i++) {
         q4h_dump_array *a = &m.inputs[m.n_inputs++];
         snprintf(a->name, sizeof a->name, "%s", t[i].name);
@@ -189,8 +219,14 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
     }
     for (int k = 0; k < out->n && st == Q4_OK; k++)
         st = dump_output(sub, c, &out->o[k], src->have_got, &m.outputs[m.n_outputs++], err);
-    snprintf(path, sizeof path, "%s/case.json", sub);
     if (st == Q4_OK) /* last: a folder with case.json is complete */
-        st = q4h_case_json_write(path, &m, err);
+        st = q4h_case_json_write_at(sub, "case.json", &m, err);
+    if (sub >= 0)
+        close(sub);
+    if (st != Q4_OK && sub >= 0) {   /* the file's name alone: say which folder */
+        char why[Q4_MSG_MAX];
+        snprintf(why, sizeof why, "%s", err->msg);
+        q4_fail(err, st, "%s/%s: %s", dir, c->name, why);
+    }
     return st;
 }

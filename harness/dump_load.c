@@ -32,7 +32,7 @@ q4_status q4h_dump_load_array(const char *dir, const char *name, const char *par
     snprintf(path, sizeof path, "%s/%s%s%s.npy", dir, name, part[0] ? "." : "", part);
     char *buf = q4h_read_file(path, &size);
     if (!buf)
-        return q4_fail(err, Q4_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+        return q4_fail(err, Q4_ERR_IO, "cannot read %s: %s", path, q4_file_strerror(errno));
     q4h_npy a;
     q4_status st = q4h_npy_parse(buf, size, path, &a, err);
     bool same = st == Q4_OK && a.ndim == ndim;
@@ -114,7 +114,7 @@ q4_status q4h_dump_read_meta(const char *dir, q4h_dump_meta *m, q4_error *err)
     if (!text)
         return q4_fail(err, Q4_ERR_IO, "cannot read %s: %s (replay takes the folder of one "
                        "case, DIR/<case name> of --dump-dir, or DIR itself)", path,
-                       strerror(errno));
+                       q4_file_strerror(errno));
     q4_status st = q4h_case_json_parse(text, size, path, m, err);
     free(text);
     return st;

@@ -563,7 +563,7 @@ static q4_status get_module(reader *r, const char *key, json_object *o, q4h_if_s
     char shown[Q4_ECHO_MAX];
     if (!(s->wgsl = q4h_read_file(s->module, &size)))
         return bad(r, k, "cannot read %s: %s", q4_echo(s->module, shown, sizeof shown),
-                   strerror(errno));
+                   q4_file_strerror(errno));
     if (size > Q4H_IF_MAX_WGSL_BYTES || strlen(s->wgsl) != size)
         return bad(r, k, "%s is not WGSL source: %s", q4_echo(s->module, shown, sizeof shown),
                    size > Q4H_IF_MAX_WGSL_BYTES ? "larger than 256 KiB" : "it holds a NUL byte");
@@ -828,7 +828,7 @@ q4_status q4h_iface_load(const char *path, q4h_iface **out, q4_error *err)
         *out = NULL;
         return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
                        "--interface: cannot read %s: %s", q4_echo(path, shown, sizeof shown),
-                       strerror(errno));
+                       q4_file_strerror(errno));
     }
     q4_status st = q4h_iface_parse(path, text, size, out, err);
     free(text);

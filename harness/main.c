@@ -2,6 +2,8 @@
  * merge in compare.c and merge.c).
  * Exit status: 0 every case ok, 1 some case not ok, 2 usage or set-up error. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "op.h"
 #include "interface.h"
 #include "overrides.h"
+#include "paths.h"
 #include "perf.h"
 #include "q4report.h"
 #include "replay.h"
@@ -213,45 +216,82 @@ static q4_status on_device(void *user, int worker, const q4vk_device_info *info,
     return open_reports(s, err);
 }
 
-/* --dump-dir is checked before the run: a folder that cannot be made or written is
- * a usage error now, not a note in each failing case. It is not made here (a run with
- * no failure leaves no folder): its parent must be a folder we can write in, since
- * the dumps make one level. */
+/* --dump-dir is checked before the run by doing what a dump will do, so that a folder
+ * that cannot be made or written is a usage error now, not a note in each failing
+ * case (access() says yes to root for /proc/x, where nothing can be made). A folder
+ * that does not exist is made and removed again (a run with no failure leaves none);
+ * in the folder a probe file is created and removed. */
 static q4_status check_dump_dir(const char *dir, q4_error *err)
 {
-    char shown[Q4_ECHO_MAX];
+    char shown[Q4_ECHO_MAX], probe[64];
     struct stat st;
     q4_echo(dir, shown, sizeof shown);
-    if (stat(dir, &st) != 0) {
-        int e = errno;
-        char *parent = e == ENOENT ? strdup(dir) : NULL;
-        if (parent) {
-            char *slash = strrchr(parent, '/');
-            while (slash && slash > parent && slash[1] == '\0') {   /* "out/" is "out" */
-                *slash = '\0';
-                slash = strrchr(parent, '/');
-            }
-            const char *up = !slash ? "." : slash == parent ? "/" : (*slash = '\0', parent);
-            if (stat(up, &st) != 0)
-                e = errno;
-            else if (!S_ISDIR(st.st_mode))
-                e = ENOTDIR;
-            else if (access(up, W_OK | X_OK) != 0)
-                e = errno;
-            else
-                e = 0;
-            free(parent);
-        }
-        if (e)
-            return q4_fail(err, Q4_ERR_ARG, "cannot create --dump-dir %s: %s", shown, strerror(e));
-        return Q4_OK;
-    }
-    if (!S_ISDIR(st.st_mode))
+    const bool made = mkdir(dir, 0777) == 0;
+    if (!made && errno != EEXIST)
+        return q4_fail(err, Q4_ERR_ARG, "cannot create --dump-dir %s: %s", shown, strerror(errno));
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return q4_fail(err, Q4_ERR_ARG, "--dump-dir %s is not a directory", shown);
-    if (access(dir, W_OK | X_OK) != 0)
-        return q4_fail(err, Q4_ERR_ARG, "cannot write in --dump-dir %s: %s", shown,
-                       strerror(errno));
+    snprintf(probe, sizeof probe, ".q4cts-probe-%ld", (long)getpid());
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e = errno;
+    int fd = dfd < 0 ? -1 : openat(dfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                                   O_CLOEXEC, 0600);
+    if (dfd >= 0 && fd < 0)
+        e = errno;
+    if (fd >= 0) {
+        close(fd);
+        unlinkat(dfd, probe, 0);
+    }
+    if (dfd >= 0)
+        close(dfd);
+    if (made)
+        rmdir(dir);
+    if (fd < 0)
+        return q4_fail(err, Q4_ERR_ARG, "cannot write in --dump-dir %s: %s", shown, strerror(e));
     return Q4_OK;
+}
+
+/* Every file the command reads and writes, checked before anything is written
+ * (paths.c): no output may replace an input or another output. ifaces: run's loaded
+ * --interface files, whose modules are read too (NULL for other commands). */
+static q4_status check_paths(const q4h_cli *cli, q4h_iface *const *ifaces, q4_error *err)
+{
+    const bool replay = !strcmp(cli->command, "replay");
+    size_t cap = cli->n_caselists + cli->n_kernels + cli->n_operands + 8 +
+                 cli->n_interfaces * (1 + Q4H_IF_MAX_STEPS), n = 0;
+    q4h_path_use *u = malloc(cap * sizeof *u);
+    if (!u)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory checking paths");
+#define USE(w, p, how) (u[n++] = (q4h_path_use){ (w), (p), (how) })
+    for (size_t i = 0; i < cli->n_caselists; i++)
+        USE("--caselist", cli->caselists[i], Q4H_READ);
+    if (cli->baseline)
+        USE("--baseline", cli->baseline, Q4H_READ);
+    for (size_t i = 0; i < cli->n_kernels; i++)
+        if (strchr(cli->kernel_args[i], '='))
+            USE("--kernel", strchr(cli->kernel_args[i], '=') + 1, Q4H_READ);
+    for (size_t i = 0; ifaces && i < cli->n_interfaces; i++) {
+        USE("--interface", cli->interface_args[i], Q4H_READ);
+        for (int k = 0; k < ifaces[i]->n_steps; k++)
+            USE("the module of --interface", ifaces[i]->steps[k].module, Q4H_READ);
+    }
+    for (size_t i = 0; i < cli->n_operands; i++)
+        USE(cli->command, cli->operands[i], replay ? Q4H_READ_DUMPS : Q4H_READ);
+    if (cli->dumps)
+        USE("--dumps", cli->dumps, Q4H_READ_DUMPS);
+    if (cli->junit)
+        USE("--junit", cli->junit, Q4H_WRITE);
+    if (cli->json)
+        USE("--json", cli->json, Q4H_WRITE);
+    if (cli->shader_coverage)
+        USE("--shader-coverage", cli->shader_coverage, Q4H_WRITE);
+    if (cli->output)
+        USE("-o", cli->output, Q4H_WRITE);
+    if (cli->dump_dir)
+        USE("--dump-dir", cli->dump_dir, Q4H_WRITE_DUMPS);
+#undef USE
+    q4_status st = q4h_paths_check(u, n, err);
+    free(u);
+    return st;
 }
 
 static void on_begin(void *user, const q4_case *c)
@@ -340,8 +380,7 @@ static int cmd_run(const q4h_cli *cli)
     s.expect = expect;
     const bool webgpu = cli->api == Q4H_API_WEBGPU;
     if ((webgpu ? q4h_webgpu_check_kernels(cli->kernel_args, cli->n_kernels, &err)
-                : q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err)) != Q4_OK ||
-        (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
+                : q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err)) != Q4_OK) {
         q4h_overrides_free(overrides, cli->n_kernels);
         q4h_expectations_free(expect);
         free(cases);
@@ -357,7 +396,10 @@ static int cmd_run(const q4h_cli *cli)
                            &n_modules, &err) != Q4_OK ||
         ((cli->shader_coverage || cli->bounds_check) &&
          q4h_shcov_create(modules, n_modules, cli->shader_coverage != NULL,
-                          cli->bounds_check != 0, &shcov, &err) != Q4_OK)) {
+                          cli->bounds_check != 0, &shcov, &err) != Q4_OK) ||
+        check_paths(cli, ifaces, &err) != Q4_OK ||
+        (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
+        q4h_shcov_free(shcov);
         q4h_ifaces_free(ifaces, cli->n_interfaces);
         free(modules);
         q4h_overrides_free(overrides, cli->n_kernels);
@@ -473,6 +515,12 @@ static int run_command(q4h_cli *cli)
         return cmd_kernel_interface(cli);
     if (!strcmp(cli->command, "kernels"))
         return cmd_kernels();
+    q4_error err = { 0 };
+    if ((!strcmp(cli->command, "perf") || !strcmp(cli->command, "replay") ||
+         !strcmp(cli->command, "merge") || !strcmp(cli->command, "report")) &&
+        (check_paths(cli, NULL, &err) != Q4_OK ||
+         (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)))
+        return fail_usage(&err);
     if (!strcmp(cli->command, "perf"))
         return q4h_perf(cli);
     if (!strcmp(cli->command, "replay"))

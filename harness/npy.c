@@ -9,9 +9,12 @@
 #include "npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "files.h"
 
 static const struct {
     const char *descr;
@@ -28,6 +31,12 @@ size_t q4h_npy_elem(const char *descr)
 
 q4_status q4h_npy_write(const char *path, const char *descr, const void *data, int ndim,
                         const int64_t *shape, q4_error *err)
+{
+    return q4h_npy_write_at(AT_FDCWD, path, descr, data, ndim, shape, err);
+}
+
+q4_status q4h_npy_write_at(int dirfd, const char *path, const char *descr, const void *data,
+                           int ndim, const int64_t *shape, q4_error *err)
 {
     char dict[256], header[320];
     size_t elem = q4h_npy_elem(descr), count = 1;
@@ -51,7 +60,7 @@ q4_status q4h_npy_write(const char *path, const char *descr, const void *data, i
     memset(header + 10 + len, ' ', padded - total);
     header[padded - 1] = '\n';
 
-    FILE *f = fopen(path, "wb");
+    FILE *f = q4h_fcreate_at(dirfd, path);   /* a new file: a link there is never followed */
     if (!f)
         return q4_fail(err, Q4_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     int ok = fwrite(header, 1, padded, f) == padded &&

@@ -29,6 +29,10 @@ size_t q4h_npy_elem(const char *descr);
 /* Writes path as a format 1.0 .npy of shape[0..ndim) elements of descr. */
 q4_status q4h_npy_write(const char *path, const char *descr, const void *data, int ndim,
                         const int64_t *shape, q4_error *err);
+/* The same as file `path` of the folder dirfd (a dump's case folder), created anew by
+ * q4h_create_at: a symbolic link there is removed, never written through. */
+q4_status q4h_npy_write_at(int dirfd, const char *path, const char *descr, const void *data,
+                           int ndim, const int64_t *shape, q4_error *err);
 
 /* Parses a whole .npy file (format 1.0, 2.0 or 3.0) held in buf[0..size); out->data
  * points into buf. `what` names the file in messages. */

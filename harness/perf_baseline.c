@@ -120,7 +120,7 @@ q4_status q4h_baseline_load(const char *path, q4h_baseline **out, q4_error *err)
     char *text = q4h_read_file(path, &len);
     if (!text)
         return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
-                       "cannot read the baseline %s: %s", shown, strerror(errno));
+                       "cannot read the baseline %s: %s", shown, q4_file_strerror(errno));
     json_object *doc = parse(shown, text, len, err), *perf = NULL, *format = NULL, *results = NULL;
     free(text);
     if (!doc)

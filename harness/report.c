@@ -61,7 +61,7 @@ static json_object *read_json(const char *path, const char *shown, q4_error *err
     size_t len;
     char *text = q4h_read_file(path, &len);
     if (!text) {
-        q4_fail(err, Q4_ERR_ARG, "cannot read %s: %s", shown, strerror(errno));
+        q4_fail(err, Q4_ERR_ARG, "cannot read %s: %s", shown, q4_file_strerror(errno));
         return NULL;
     }
     json_object *doc = q4h_json_parse_object(text, len, shown, err);

@@ -178,7 +178,7 @@ q4_status q4h_run_doc_load(const char *path, q4h_run_doc *doc, q4_error *err)
     char *text = q4h_read_file(path, &len);
     if (!text)
         return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
-                       "cannot read the report %s: %s", doc->shown, strerror(errno));
+                       "cannot read the report %s: %s", doc->shown, q4_file_strerror(errno));
     q4_status st = q4h_run_doc_parse(text, len, path, doc, err);
     free(text);
     return st;
