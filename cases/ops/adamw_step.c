@@ -1,5 +1,7 @@
 /* adamw_step.c: case descriptor of one AdamW step: names n t w, its families and
  * value classes, its inputs (param, grad, m, v) and hyper-parameters (step t). */
+#include <math.h>
+
 #include "case_internal.h"
 
 extern const q4c_op q4c_op_adamw_step;
@@ -17,6 +19,11 @@ static const q4c_class classes[] = {
     {"ordinary", "torch defaults (lr 1e-3); param [-1, 1), grad [-0.1, 0.1), m [-0.01, 0.01), v [0, 1e-4)", 0},
     {"lr0", "lr = 0: params must come back bit for bit", 0},
     {"zero_grad", "every gradient 0 and every v 0 (v stays 0: sqrt(0) + eps), half the m 0", 0},
+    {"llm_hyper", "lr 1e-2, beta2 0.95, eps 1e-6 (and wd 0.1 with w1): a large model's settings", 0},
+    {"huge_grad", "gradients with 24-bit significands up to the largest binade whose update "
+                  "stays finite in SPEC's order (2^62..2^66: g*g overflows late in training)", 0},
+    {"tiny_grad", "gradients with 24-bit significands in 2^-126..2^-100 (g*g and (1-beta2)*g "
+                  "underflow), half the v 0", 0},
     {NULL, NULL, 0},
 };
 
@@ -41,6 +48,12 @@ static const char *const generated[] = {
     "q4cts.adamw_step.wd_on.n1024_t1_w1.zero_grad",
     "q4cts.adamw_step.unaligned.n7_t3_w0.zero_grad",
     "q4cts.adamw_step.late_step.n1000_t1000000_w1.zero_grad",
+    "q4cts.adamw_step.wd_on.n4096_t10_w1.llm_hyper",
+    "q4cts.adamw_step.unaligned.n1023_t1_w0.llm_hyper",
+    "q4cts.adamw_step.wd_on.n1024_t1_w1.huge_grad",
+    "q4cts.adamw_step.late_step.n1024_t10000_w1.huge_grad",
+    "q4cts.adamw_step.unaligned.n1023_t5_w1.tiny_grad",
+    "q4cts.adamw_step.late_step.n1000_t1000000_w0.tiny_grad",
     /* random sweeps (cases/sweep.txt has 10,000 more) */
     "q4cts.adamw_step.random.s0",
     "q4cts.adamw_step.random.s1",
@@ -81,18 +94,29 @@ static double pow_int(double b, int64_t t)
     return r;
 }
 
-static void adamw_hyper(int64_t step, int wd, float *lr, float *beta1, float *beta2, float *eps,
-                     float *wdv, float *bc1, float *bc2)
+static void adamw_hyper(const q4_case *c, float *lr, float *beta1, float *beta2, float *eps,
+                        float *wdv, float *bc1, float *bc2)
 {
-    /* torch.optim.AdamW's defaults except wd (0.01, its default, or 0); bias
-     * corrections from the double betas, as torch computes them in Python floats. */
-    *lr = 1e-3f;
+    /* torch.optim.AdamW's defaults except wd (0.01, its default, or 0), or a large
+     * model's; bias corrections from the double betas, as torch computes them in Python
+     * floats. */
+    const int llm = q4c_values_is(c, "llm_hyper");
+    const double b2 = llm ? 0.95 : 0.999;
+    *lr = llm ? 1e-2f : 1e-3f;
     *beta1 = 0.9f;
-    *beta2 = 0.999f;
-    *eps = 1e-8f;
-    *wdv = wd ? 0.01f : 0.0f;
-    *bc1 = (float)(1.0 - pow_int(0.9, step));
-    *bc2 = (float)(1.0 - pow_int(0.999, step));
+    *beta2 = (float)b2;
+    *eps = llm ? 1e-6f : 1e-8f;
+    *wdv = c->wd ? (llm ? 0.1f : 0.01f) : 0.0f;
+    *bc1 = (float)(1.0 - pow_int(0.9, c->step));
+    *bc2 = (float)(1.0 - pow_int(b2, c->step));
+}
+
+/* huge_grad: the top binade of |g| for which v / bc2 = ((1 - beta2) g) g / bc2 stays
+ * below 2^126 (so SPEC's order never overflows), at most 2^66. */
+static int huge_grad_emax(float beta2, float bc2)
+{
+    int e = (int)floor((126.0 + log2((double)bc2) - log2(1.0 - (double)beta2)) / 2) - 1;
+    return e < 66 ? e : 66;
 }
 
 static q4_status check(const q4_case *c, q4_error *err)
@@ -102,7 +126,7 @@ static q4_status check(const q4_case *c, q4_error *err)
         return q4_fail(err, Q4_ERR_ARG, "t = %lld must be a step in 1..2^40", (long long)c->step);
     if (c->wd < 0 || c->wd > 1)
         return q4_fail(err, Q4_ERR_ARG, "w = %d must be 0 or 1", c->wd);
-    adamw_hyper(c->step, c->wd, &lr, &b1, &b2, &eps, &wd, &bc1, &bc2);
+    adamw_hyper(c, &lr, &b1, &b2, &eps, &wd, &bc1, &bc2);
     return q4_check_adamw(c->numel, lr, b1, b2, eps, wd, bc1, bc2, err);
 }
 
@@ -120,8 +144,16 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4c_rng g = q4c_stream(c, "v");
     for (int64_t i = 0; i < n; i++)                                          /* [0, 1e-4) */
         in->v[i] = q4c_exact(q4c_range(&g, 0, 13743895), -37);
-    adamw_hyper(c->step, c->wd, &in->lr, &in->beta1, &in->beta2, &in->eps, &in->wd, &in->bc1,
-                &in->bc2);
+    adamw_hyper(c, &in->lr, &in->beta1, &in->beta2, &in->eps, &in->wd, &in->bc1, &in->bc2);
+    if (q4c_values_is(c, "huge_grad")) {
+        int emax = huge_grad_emax(in->beta2, in->bc2);
+        q4c_fill_wide(q4c_stream(c, "grad"), in->grad, n, emax - 4, emax);
+    }
+    if (q4c_values_is(c, "tiny_grad")) {
+        q4c_fill_wide(q4c_stream(c, "grad"), in->grad, n, -126, -100);
+        for (int64_t i = 0; i < n; i += 2)
+            in->v[i] = 0.0f;
+    }
     if (q4c_values_is(c, "lr0"))
         in->lr = 0.0f;
     if (q4c_values_is(c, "zero_grad"))

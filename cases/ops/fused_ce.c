@@ -20,6 +20,9 @@ static const q4c_class classes[] = {
     {"ordinary", "logits in [-10, 10) with 20 fraction bits; labels uniform; masked rows -100", 0},
     {"big_logits", "logits in [-100, 100) with 24-bit significands: exp overflows without the "
                    "max shift", 0},
+    {"far_logits", "every logit of a row far from 0: even rows in [80, 100), odd rows in "
+                   "[-120, -100) (17 fraction bits): exp overflows or every term underflows "
+                   "without the max shift", 0},
     {"edge_labels", "labels alternate 0 and V-1 (the first and last class)", 0},
     {"ignore_values", "masked rows cycle through the ignore values -1, -100 and INT32_MIN", 0},
     {"label_v", "out of contract: one label = V; the name is an error (exit 2)", 1},
@@ -55,6 +58,9 @@ static const char *const generated[] = {
     "q4cts.fused_ce.unaligned_v.r3_v7_p0.big_logits",
     "q4cts.fused_ce.large_vocab.r2_v50257_p0.big_logits",
     "q4cts.fused_ce.masked.r8_v256_p25.big_logits",
+    "q4cts.fused_ce.basic.r4_v128_p0.far_logits",
+    "q4cts.fused_ce.unaligned_v.r8_v1001_p25.far_logits",
+    "q4cts.fused_ce.large_vocab.r2_v50257_p0.far_logits",
     "q4cts.fused_ce.basic.r4_v128_p0.edge_labels",
     "q4cts.fused_ce.unaligned_v.r8_v130_p25.edge_labels",
     "q4cts.fused_ce.custom.r3_v1_p0.edge_labels",
@@ -108,7 +114,11 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     Q4C_ALLOC(in, labels, R, "labels");
     if (q4c_values_is(c, "big_logits"))   /* [-100, 100), 17 fraction bits: 24-bit values */
         q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 100ll << 17, 17);
-    else                                  /* [-10, 10) */
+    else if (q4c_values_is(c, "far_logits")) {   /* 90 or -110, +-10: exact, |x| < 128 */
+        q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 10ll << 17, 17);
+        for (int64_t i = 0; i < R * V; i++)
+            in->logits[i] += (i / V) % 2 ? -110.0f : 90.0f;
+    } else                                /* [-10, 10) */
         q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 10ll << 20, 20);
     q4c_rng g = q4c_stream(c, "labels");
     for (int64_t r = 0; r < R; r++) in->labels[r] = (int32_t)q4c_below(&g, (uint64_t)V);
