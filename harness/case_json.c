@@ -226,6 +226,7 @@ static int get_shape(q4h_jparser *p, json_object *o, const char *where, const ch
         q4h_jp_bad(p, where, key, expected);
         return 0;
     }
+    int64_t count = 1;
     for (size_t i = 0; i < n; i++) {
         json_object *v = json_object_array_get_idx(a, i);
         errno = 0;
@@ -234,6 +235,13 @@ static int get_shape(q4h_jparser *p, json_object *o, const char *where, const ch
             q4h_jp_bad(p, where, key, "an array of non-negative integers");
             return 0;
         }
+        /* the product, without overflow: a shape no case has is refused here, before
+         * anything is sized from it */
+        if (shape[i] > Q4H_DUMP_MAX_ELEMENTS || (shape[i] && count > Q4H_DUMP_MAX_ELEMENTS / shape[i])) {
+            q4h_jp_bad(p, where, key, "a shape of at most 2^40 elements");
+            return 0;
+        }
+        count *= shape[i];
     }
     return (int)n;
 }
@@ -301,7 +309,8 @@ static void parse_output(q4h_jparser *p, json_object *j, const char *where, q4h_
     json_object *env = q4h_jp_member(p, j, where, "envelope", json_type_object, true, "an object");
     o->env = env != NULL;
     o->env_shared = env && json_object_object_get_ex(env, "shr", NULL);
-    o->dot_n = q4h_jp_int(p, j, where, "dot_n", 0, INT64_MAX, true);
+    /* a sum of more terms than any case's: its envelope's arithmetic would overflow */
+    o->dot_n = q4h_jp_int(p, j, where, "dot_n", 0, Q4H_DUMP_MAX_ELEMENTS, true);
     o->dot_factors = (int)q4h_jp_int(p, j, where, "dot_factors", 0, 64, true);
     if (o->dot_n < 0)
         o->dot_n = 0;

@@ -21,6 +21,9 @@
 #define Q4H_DUMP_FORMAT 1
 #define Q4H_DUMP_MAX_PARAMS 24
 #define Q4H_DUMP_MAX_KERNELS 8
+/* More elements than any case has (a shape's product, an output's dot_n): larger ones
+ * are refused when case.json is read, so no size computed from them overflows. */
+#define Q4H_DUMP_MAX_ELEMENTS (INT64_C(1) << 40)
 
 typedef struct q4h_dump_param {
     char key[24];

@@ -40,7 +40,8 @@ static void describe(const char *label, const q4h_run_doc *d)
     const char *dev = q4h_run_doc_prop(d, "device"), *drv = q4h_run_doc_prop(d, "driver.info");
     char dev_shown[Q4_ECHO_MAX], drv_shown[Q4_ECHO_MAX];
     printf("%s: %s: %zu cases%s, %s%s%s%s\n", label, d->shown, d->n,
-           d->complete ? "" : " (incomplete run)", dev ? q4_echo(dev, dev_shown, sizeof dev_shown)
+           !d->complete_known ? " (a report from before runs said whether they completed)"
+           : d->complete ? "" : " (incomplete run)", dev ? q4_echo(dev, dev_shown, sizeof dev_shown)
            : "device unknown", drv ? " (" : "", drv ? q4_echo(drv, drv_shown, sizeof drv_shown) : "",
            drv ? ")" : "");
 }
@@ -110,13 +111,21 @@ int q4h_compare(const q4h_cli *cli)
     for (size_t i = 0; i < b.n && only_b; i++)
         if (!q4h_run_doc_find(&a, b.results[i].name))
             printf("  only in B: %s\n", q4_echo(b.results[i].name, shown, sizeof shown));
-    if (regressions)
-        printf("result: REGRESSION, %zu of %zu changed verdicts got worse\n", regressions,
-               changed);
+    /* B covers less than A: cases it lost, or a run that did not finish, are not "no
+     * regression" (a killed run's report holds only the cases before the kill). */
+    const bool b_cut = b.complete_known && !b.complete;
+    if (regressions || only_a)
+        printf("result: REGRESSION, %zu of %zu changed verdicts got worse, %zu of A's cases "
+               "missing from B%s\n", regressions, changed, only_a,
+               b_cut ? "; B is incomplete" : "");
+    else if (b_cut)
+        printf("result: INCOMPLETE, B's run did not complete%s%s; %zu changed verdicts, "
+               "%zu margins moved\n", b.stopped[0] ? ": " : "",
+               q4_echo(b.stopped, shown, sizeof shown), changed, margins);
     else
         printf("result: no regression, %zu changed verdicts, %zu margins moved\n", changed,
                margins);
     q4h_run_doc_free(&a);
     q4h_run_doc_free(&b);
-    return regressions ? 1 : 0;
+    return regressions || only_a || b_cut ? 1 : 0;
 }

@@ -11,7 +11,9 @@
 #define Q4H_COMPARE_MARGIN_FLOOR 1e-3
 
 /* Exit status: 1 when a case got worse (a regression: Pass -> anything else, or any
- * verdict -> a worse class), 0 otherwise, 2 when a report cannot be read. */
+ * verdict -> a worse class), when B lost cases that A has (it covers less), or when B
+ * says its run is incomplete (killed or stopped: it cannot pass for a whole run); 0
+ * otherwise; 2 when a report cannot be read. */
 int q4h_compare(const q4h_cli *cli);
 
 #endif

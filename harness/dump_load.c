@@ -7,11 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dump.h"
 #include "files.h"
 #include "outputs.h"
-
-/* More elements than any case has, and few enough that sizes in bytes never overflow. */
-#define MAX_ELEMENTS (INT64_C(1) << 40)
 
 static void shape_text(int ndim, const int64_t *shape, char *buf, size_t size)
 {
@@ -51,27 +49,85 @@ q4_status q4h_dump_load_array(const char *dir, const char *name, const char *par
     return st;
 }
 
+/* The outputs case c of op has, as its truth makes them: names, kinds, shapes and
+ * statistical envelopes, with their arrays allocated at the case's sizes (which the
+ * case's name bounds, not case.json). The truth is computed from the case's generated
+ * inputs; its values are then replaced by the dump's. */
+static q4_status case_outputs(const q4h_op *op, const q4_case *c, q4h_outputs *out,
+                              q4_error *err)
+{
+    q4_inputs in = { 0 };
+    q4_status st = q4_case_inputs(c, &in, err);
+    if (st == Q4_OK)
+        st = op->truth(c, &in, out, err);
+    q4_inputs_free(&in);
+    return st;
+}
+
+/* The dumped output d is the case's output o: name, kind, shape, envelope, dot. */
+static q4_status same_output(const char *dir, const q4_case *c, const q4h_dump_output *d,
+                             const q4h_output *o, q4_error *err)
+{
+    int64_t shape[Q4H_NPY_MAX_DIMS];
+    int ndim = q4h_dump_shape(c, o->shape, o->rows, o->cols, shape);
+    bool same = ndim == d->ndim;
+    for (int i = 0; same && i < ndim; i++)
+        same = shape[i] == d->shape[i];
+    char got[96], want[96];
+    if (strcmp(d->name, o->name) || d->code != (o->got == NULL))
+        return q4_fail(err, Q4_ERR_ARG, "%s/case.json: output %s (%s) is not the case's: case "
+                       "%s has output %s (%s) there", dir, d->name, d->code ? "code" : "real",
+                       c->name, o->name, o->got ? "real" : "code");
+    if (!same) {
+        shape_text(d->ndim, d->shape, got, sizeof got);
+        shape_text(ndim, shape, want, sizeof want);
+        return q4_fail(err, Q4_ERR_ARG, "%s/case.json: output %s has shape %s; case %s's is %s",
+                       dir, d->name, got, c->name, want);
+    }
+    if (d->env != (o->env.alw != NULL) || d->env_shared != (o->env.shr != NULL))
+        return q4_fail(err, Q4_ERR_ARG, "%s/case.json: output %s %s an envelope; case %s's "
+                       "output %s", dir, d->name, d->env ? "has" : "has no", c->name,
+                       o->env.alw ? "has one" : "has none");
+    if (!d->code && !d->env && (d->dot_n != o->dot_n || d->dot_factors != o->dot_factors))
+        return q4_fail(err, Q4_ERR_ARG, "%s/case.json: output %s is a dot product of %lld terms "
+                       "of %d factors; case %s's is of %lld of %d", dir, d->name,
+                       (long long)d->dot_n, d->dot_factors, c->name, (long long)o->dot_n,
+                       o->dot_factors);
+    return Q4_OK;
+}
+
 q4_status q4h_dump_load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outputs *out,
                                 q4_error *err)
 {
-    q4_status st = Q4_OK;
-    for (int k = 0; k < m->n_outputs && st == Q4_OK; k++) {
-        const q4h_dump_output *d = &m->outputs[k];
-        /* rows: every dimension but the last (leading dims of an activation too) */
-        int64_t rows = 1, cols = d->ndim ? d->shape[d->ndim - 1] : 1;
-        for (int i = 0; i + 1 < d->ndim && rows <= MAX_ELEMENTS; i++)
-            rows *= d->shape[i] <= MAX_ELEMENTS ? d->shape[i] : MAX_ELEMENTS + 1;
-        if (rows > MAX_ELEMENTS || cols > MAX_ELEMENTS || rows * cols > MAX_ELEMENTS)
-            return q4_fail(err, Q4_ERR_ARG, "%s: output %s has more than 2^40 elements", dir,
-                           d->name);
-        q4h_output *o;
-        if (!d->has_got)
+    q4_case c;
+    q4_error why = { 0 };
+    if (q4_case_parse(m->name, m->seed, &c, &why) != Q4_OK)
+        return q4_fail(err, Q4_ERR_ARG, "%s/case.json: name: %s", dir, why.msg);
+    const q4h_op *op = q4h_op_find(c.op);
+    if (!op || strcmp(m->op, c.op))
+        return q4_fail(err, Q4_ERR_ARG, "%s/case.json: op is '%s' but the case %s is of op %s",
+                       dir, m->op, m->name, c.op);
+    /* The outputs judged are the case's, not whichever case.json lists: each must be
+     * there, as the case has it, before any file is read into it. */
+    for (int k = 0; k < m->n_outputs; k++)
+        if (!m->outputs[k].has_got)
             return q4_fail(err, Q4_ERR_ARG, "%s holds no GPU result for output %s (the case "
                            "ended in %s before it was read back); replay --rerun runs it again",
-                           dir, d->name, q4_verdict_name(m->result.verdict));
-        st = d->code ? q4h_code_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err)
-                     : q4h_real_output(out, d->name, rows, cols, d->dims[0], d->dims[1], &o, err);
-        if (st != Q4_OK)
+                           dir, m->outputs[k].name, q4_verdict_name(m->result.verdict));
+    q4_status st = case_outputs(op, &c, out, err);
+    if (st == Q4_OK && out->n != m->n_outputs) {
+        char names[160] = "";
+        for (int k = 0; k < out->n; k++) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", out->o[k].name);
+        }
+        st = q4_fail(err, Q4_ERR_ARG, "%s/case.json lists %d outputs; case %s has %d (%s)", dir,
+                     m->n_outputs, m->name, out->n, names);
+    }
+    for (int k = 0; k < m->n_outputs && st == Q4_OK; k++) {
+        const q4h_dump_output *d = &m->outputs[k];
+        q4h_output *o = &out->o[k];
+        if ((st = same_output(dir, &c, d, o, err)) != Q4_OK)
             break;
         o->guard_ok = d->guard_ok;
         o->guard_bad_at = d->guard_bad_at;
@@ -89,10 +145,6 @@ q4_status q4h_dump_load_outputs(const char *dir, const q4h_dump_meta *m, q4h_out
                 st = q4h_dump_load_array(dir, d->name, "bound", "<f8", d->ndim, d->shape, o->bound, err);
             if (st == Q4_OK)
                 st = q4h_dump_load_array(dir, d->name, "got", "<f4", d->ndim, d->shape, o->got, err);
-            o->dot_n = d->dot_n;
-            o->dot_factors = d->dot_factors;
-            if (st == Q4_OK && d->env)
-                st = q4h_output_envelope(o, d->env_shared, err);
             if (st == Q4_OK && d->env)
                 st = q4h_dump_load_array(dir, d->name, "env_alw", "<f4", d->ndim, d->shape, o->env.alw, err);
             if (st == Q4_OK && d->env)

@@ -16,8 +16,11 @@ q4_status q4h_dump_load_array(const char *dir, const char *name, const char *par
                               const char *descr, int ndim, const int64_t *shape, void *dst,
                               q4_error *err);
 /* The outputs as dumped into *out (allocated; free with q4h_outputs_free): truth,
- * bounds, GPU results, envelopes and the guard/padding findings. Q4_ERR_ARG when an
- * output has no GPU result (a case that crashed before the read-back). */
+ * bounds, GPU results, envelopes and the guard/padding findings. The outputs are the
+ * case's (its name and seed say which, and their shapes): case.json must list exactly
+ * those, in the case's shapes, before any memory is taken for them (the case's truth
+ * is computed from its generated inputs to know them). Q4_ERR_ARG when it does not, or
+ * when an output has no GPU result (a case that crashed before the read-back). */
 q4_status q4h_dump_load_outputs(const char *dir, const q4h_dump_meta *m, q4h_outputs *out,
                                 q4_error *err);
 

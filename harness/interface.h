@@ -190,14 +190,19 @@ typedef struct q4h_if_case {
     const q4_case *c;
     const q4_inputs *in;
     q4h_xval values[Q4H_IF_MAX_NAMES];
+    uint64_t max_bytes;        /* the longest buffer the device can bind */
     q4_error *err;
 } q4h_if_case;
 
 /* The case's values; drops from out the outputs the file does not write; a case with
- * a bias and a file without one is Q4_ERR_UNSUPPORTED. */
+ * a bias and a file without one is Q4_ERR_UNSUPPORTED. max_bytes: the longest buffer
+ * the device binds (maxStorageBufferRange, at most maxMemoryAllocationSize; WebGPU's
+ * maxStorageBufferBindingSize and maxBufferSize): a buffer whose size the file makes
+ * longer (row_stride, a scratch buffer's bytes) is Q4_ERR_UNSUPPORTED before any
+ * memory is taken for it. */
 q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op,
                             const q4_case *c, const q4_inputs *in, q4h_outputs *out,
-                            q4_error *err);
+                            uint64_t max_bytes, q4_error *err);
 /* k->err gets "FILE: message". */
 q4_status q4h_if_fail(const q4h_if_case *k, q4_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -6,6 +6,8 @@
  * names the file and the key of the expression. */
 #include "interface.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,9 @@ q4_status q4h_if_eval_word(const q4h_if_case *k, const q4h_expr *e, const char *
         q4h_xval v;
         if (!q4h_expr_eval(e, k->values, &v, msg, sizeof msg))
             return q4h_if_fail(k, Q4_ERR_ARG, "%s: %s", key, msg);
+        if (fabs(q4h_xval_real(v)) > FLT_MAX)   /* (float) would make it inf */
+            return q4h_if_fail(k, Q4_ERR_ARG, "%s: the value %g is beyond the range of fp32",
+                               key, q4h_xval_real(v));
         float x = (float)q4h_xval_real(v);
         memcpy(dst, &x, 4);
     } else if (t == Q4H_F_INT || t == Q4H_F_IVEC4) {
@@ -115,9 +120,9 @@ static void keep_written(const q4h_iface *f, q4h_outputs *out)
 
 q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op,
                             const q4_case *c, const q4_inputs *in, q4h_outputs *out,
-                            q4_error *err)
+                            uint64_t max_bytes, q4_error *err)
 {
-    *k = (q4h_if_case){ .f = f, .op = op, .c = c, .in = in, .err = err };
+    *k = (q4h_if_case){ .f = f, .op = op, .c = c, .in = in, .max_bytes = max_bytes, .err = err };
     q4h_if_values(f->op, c, in, k->values);
     keep_written(f, out);
     bool bias_bound = false;
@@ -144,6 +149,15 @@ q4_status q4h_if_buffer_data(const q4h_if_case *k, int i, q4h_outputs *out, void
                                                    &stride) : Q4_OK;
     if (st != Q4_OK)
         return st;
+    /* The file's row_stride sizes the scales buffer: checked against the device, without
+     * overflow, before any memory is taken (the case's own sizes are the op's). */
+    uint64_t need;
+    if (b->layout == Q4H_LAYOUT_SCALES &&
+        (__builtin_mul_overflow((uint64_t)(k->c->k / k->c->gs), (uint64_t)stride, &need) ||
+         __builtin_mul_overflow(need, (uint64_t)sizeof(float), &need) || need > k->max_bytes))
+        return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%s: a row stride of %lld makes the scales "
+                           "buffer longer than the %llu bytes the device binds", key,
+                           (long long)stride, (unsigned long long)k->max_bytes);
     const q4h_tensor *src = input_of(t, n_in, tn->input);
     const q4h_output *o = q4h_if_output_of(f, i, out);
     const int64_t count = src ? src->rows * src->cols : o ? o->count : k->c->n;   /* no bias: N zeros */
@@ -161,6 +175,11 @@ q4_status q4h_if_scratch_bytes(const q4h_if_case *k, int i, size_t *bytes)
     char key[80];
     snprintf(key, sizeof key, "%s.bytes", k->f->scratch[i].key);
     q4_status st = q4h_if_eval_int(k, k->f->scratch[i].bytes, key, 1, INT64_MAX - 3, &v);
+    *bytes = 0;
+    if (st == Q4_OK && (uint64_t)(v + 3) / 4 * 4 > k->max_bytes)   /* before it is allocated */
+        return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%s: %lld bytes of scratch are more than the "
+                           "%llu bytes the device binds", key, (long long)v,
+                           (unsigned long long)k->max_bytes);
     *bytes = st == Q4_OK ? (size_t)(v + 3) / 4 * 4 : 0;
     return st;
 }

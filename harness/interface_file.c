@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "json_text.h"
 
 typedef struct reader {
     const char *path;
@@ -787,30 +788,11 @@ q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_i
     if (!(r.f = calloc(1, sizeof *r.f)))
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory reading %s", path);
     snprintf(r.f->path, sizeof r.f->path, "%s", path);
-    json_tokener *tok = json_tokener_new();
-    json_object *root = NULL;
-    q4_status st = Q4_OK;
-    if (!tok) {
-        st = q4_fail(err, Q4_ERR_NOMEM, "out of memory reading %s", path);
-    } else if (size > INT32_MAX) {
-        st = bad(&r, "(top level)", "the file is larger than 2 GiB");
-    } else {
-        root = json_tokener_parse_ex(tok, text, (int)size);
-        enum json_tokener_error e = json_tokener_get_error(tok);
-        if (e == json_tokener_continue)
-            st = bad(&r, "(top level)", "the JSON ends early");
-        else if (e != json_tokener_success)
-            st = bad(&r, "(top level)", "not valid JSON at byte %zu: %s",
-                     json_tokener_get_parse_end(tok), json_tokener_error_desc(e));
-        else if (json_tokener_get_parse_end(tok) < size)
-            st = bad(&r, "(top level)", "text after the JSON object at byte %zu",
-                     json_tokener_get_parse_end(tok));
-        else
-            st = read_root(&r, root);
-    }
+    char what[Q4_ECHO_MAX + 32], shown[Q4_ECHO_MAX];
+    snprintf(what, sizeof what, "%s: (top level): the file", q4_echo(path, shown, sizeof shown));
+    json_object *root = q4h_json_parse_object(text, size, what, err);   /* RFC 8259, strictly */
+    q4_status st = root ? read_root(&r, root) : err ? err->status : Q4_ERR_ARG;
     json_object_put(root);
-    if (tok)
-        json_tokener_free(tok);
     if (st != Q4_OK) {
         q4h_iface_free(r.f);
         return st;

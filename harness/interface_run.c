@@ -116,7 +116,11 @@ q4_status q4h_iface_gpu_run(q4vk_context *ctx, const q4h_iface *f, const q4h_op 
     run *r = calloc(1, sizeof *r);
     if (!r)
         return q4_fail(err, Q4_ERR_NOMEM, "out of host memory for an interface run");
-    q4_status st = q4h_if_case_start(&r->k, f, op, c, in, out, err);
+    const q4vk_device_info *info = q4vk_info(ctx);   /* a case's lowered limits too */
+    uint64_t max_bytes = info->max_storage_range;
+    if (info->max_alloc_bytes && info->max_alloc_bytes < max_bytes)
+        max_bytes = info->max_alloc_bytes;
+    q4_status st = q4h_if_case_start(&r->k, f, op, c, in, out, max_bytes, err);
     q4vk_described_step steps[Q4H_IF_MAX_STEPS];
     if (st == Q4_OK)
         st = make_buffers(r, ctx, out);

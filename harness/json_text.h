@@ -1,6 +1,10 @@
-/* json_text.h: a whole buffer parsed as one JSON value (json-c), strictly: a NUL
- * byte, a value cut short or text after the value is an error, not a partial parse.
- * For the harness's JSON inputs (replay's case.json, compare's and merge's reports). */
+/* json_text.h: a whole buffer parsed as one JSON value (json-c), strictly (RFC 8259):
+ * a NUL byte, a value cut short or text after the value is an error, not a partial
+ * parse; so are single quotes, comments, trailing commas, a key given twice in one
+ * object, \u0000 or a lone surrogate in a string, invalid UTF-8, raw control
+ * characters, NaN and Infinity, numbers beyond a double or integers beyond 64 bits.
+ * For every JSON input of the harness: replay's case.json, the reports compare, merge
+ * and report read, interface files and the WebGPU worker's frames. */
 #ifndef Q4H_JSON_TEXT_H
 #define Q4H_JSON_TEXT_H
 
@@ -12,8 +16,14 @@
 #include "q4_contract.h"
 
 /* The value in buf[0..size), which must be an object; NULL with Q4_ERR_ARG and one
- * sentence beginning with `what` (e.g. "case.json", "the report a.json"). Caller puts. */
+ * sentence beginning with `what` (e.g. "case.json", "the report a.json") that says what
+ * is wrong and where (line and column). Caller puts. */
 json_object *q4h_json_parse_object(const char *buf, size_t size, const char *what, q4_error *err);
+
+/* Every number of o's tree that is not finite becomes null (JSON has no NaN or
+ * Infinity: json-c would write them as bare words no JSON reader takes). For trees
+ * about to be written. */
+void q4h_json_drop_nonfinite(json_object *o);
 
 
 /* ---- reading members with their types checked ----

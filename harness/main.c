@@ -300,18 +300,28 @@ static void on_begin(void *user, const q4_case *c)
     q4_console_begin(s->console, c->name);
 }
 
-static void on_result(void *user, const q4_result *result)
+/* The file reports: each case as soon as it is done, at its place in the list. */
+static void on_finished(void *user, size_t index, const q4_result *result)
 {
     run_state *s = user;
     q4_error err = { 0 };
     q4_result judged = *result, *r = &judged;
     if (s->expect)
         r->baseline = q4h_expected_verdict(s->expect, r->name);
-    q4_console_result(s->console, r);
-    if (s->junit && q4_junit_add(s->junit, r, &err) != Q4_OK && !s->report_error++)
+    if (s->junit && q4_junit_add_at(s->junit, r, index, &err) != Q4_OK && !s->report_error++)
         fprintf(stderr, "q4cts: the JUnit report could not be written: %s\n", err.msg);
-    if (s->json && q4_json_add(s->json, r, &err) != Q4_OK && !s->report_error++)
+    if (s->json && q4_json_add_at(s->json, r, index, &err) != Q4_OK && !s->report_error++)
         fprintf(stderr, "q4cts: the JSON report could not be written: %s\n", err.msg);
+}
+
+/* The console: the cases in the order of the list. */
+static void on_result(void *user, const q4_result *result)
+{
+    run_state *s = user;
+    q4_result judged = *result, *r = &judged;
+    if (s->expect)
+        r->baseline = q4h_expected_verdict(s->expect, r->name);
+    q4_console_result(s->console, r);
 }
 
 /* --shader-coverage: the figures per kernel go into the reports' last write too. */
@@ -426,8 +436,8 @@ static int cmd_run(const q4h_cli *cli)
         opt.vk.probes = q4h_shcov_probes(shcov);
     s.planned = n;
     s.console = q4_console_new(stdout, n, cli->strict);
-    q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin, .result = on_result,
-                      .problem = on_problem };
+    q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin,
+                      .finished = on_finished, .result = on_result, .problem = on_problem };
     q4_status st;
     if (n == 0) {
         /* A shard beyond the selection's size: a CI matrix wider than the list. It

@@ -10,6 +10,7 @@
  * order given. Everything is checked before anything is written. */
 #include "merge.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,16 @@
 #include "q4report.h"
 #include "run_json.h"
 
-/* Properties that must agree: reports that differ in them are not one run. */
-static const char *const same_run_keys[] = { "q4cts.version", "seed", "validation" };
+/* Properties that must agree: reports that differ in them are not one run. A report
+ * without "api" is a Vulkan run's (it came with WebGPU). */
+static const char *const same_run_keys[] = { "q4cts.version", "seed", "validation", "api" };
+
+/* The value of same-run key `key` in d, or NULL when d has none. */
+static const char *run_key(const q4h_run_doc *d, const char *key)
+{
+    const char *v = q4h_run_doc_prop(d, key);
+    return v || strcmp(key, "api") ? v : "vulkan";
+}
 
 typedef struct shard {
     q4h_run_doc doc;
@@ -37,17 +46,38 @@ static int fail(const char *msg)
     return 2;
 }
 
+/* A decimal number from 1 to INT_MAX at *p (digits only), advancing *p; 0 if none. */
+static int positive(const char **p)
+{
+    long long v = 0;
+    const char *q = *p;
+    while (*q >= '0' && *q <= '9' && v <= INT_MAX)
+        v = v * 10 + (*q++ - '0');
+    if (q == *p || v < 1 || v > INT_MAX)
+        return 0;
+    *p = q;
+    return (int)v;
+}
+
+bool q4h_shard_parse(const char *text, int *i, int *n)
+{
+    const char *q = text;
+    *i = positive(&q);
+    *n = *q == '/' ? (q++, positive(&q)) : 0;
+    return *i && *n && !*q && *i <= *n;
+}
+
 /* The "shard" property "I/N" into s->i, s->n; 0 without one. */
 static int read_shard(shard *s, q4_error *err)
 {
     const char *p = q4h_run_doc_prop(&s->doc, "shard");
+    int i, n;
     if (!p)
         return 0;
-    int i = 0, n = 0, used = 0;
-    if (sscanf(p, "%d/%d%n", &i, &n, &used) != 2 || p[used] || i < 1 || i > n) {
+    if (!q4h_shard_parse(p, &i, &n)) {
         char shown[Q4_ECHO_MAX];
         q4_fail(err, Q4_ERR_ARG, "the report %s has shard property '%s'; expected I/N with "
-                "1 <= I <= N", s->doc.shown, q4_echo(p, shown, sizeof shown));
+                "1 <= I <= N <= %d", s->doc.shown, q4_echo(p, shown, sizeof shown), INT_MAX);
         return -1;
     }
     s->i = i - 1;
@@ -55,10 +85,32 @@ static int read_shard(shard *s, q4_error *err)
     return 0;
 }
 
+/* Each result of d is of d's API (the "api" of a result, when it has one). */
+static q4_status one_api(const q4h_run_doc *d, q4_error *err)
+{
+    const char *api = run_key(d, "api");
+    for (size_t i = 0; i < d->n; i++)
+        if (d->results[i].api[0] && strcmp(d->results[i].api, api)) {
+            char a[Q4_ECHO_MAX], b[Q4_ECHO_MAX], name[Q4_ECHO_MAX];
+            return q4_fail(err, Q4_ERR_ARG, "the report %s is of api %s but its case %s ran on "
+                           "%s; merge joins the shards of one run", d->shown,
+                           q4_echo(api, a, sizeof a),
+                           q4_echo(d->results[i].name, name, sizeof name),
+                           q4_echo(d->results[i].api, b, sizeof b));
+        }
+    return Q4_OK;
+}
+
 /* The inputs are shards of one run: all with a shard property or none, one N, each
- * index once, one strictness and the same same_run_keys. */
+ * index once, one strictness, one API and the same same_run_keys, every report
+ * against every other (a key one report has and another lacks differs too). */
 static q4_status check_one_run(const shard *s, int n, q4_error *err)
 {
+    for (int k = 0; k < n; k++) {
+        q4_status st = one_api(&s[k].doc, err);
+        if (st != Q4_OK)
+            return st;
+    }
     for (int k = 1; k < n; k++) {
         const shard *a = &s[0], *b = &s[k];
         if ((a->n > 0) != (b->n > 0))
@@ -73,9 +125,15 @@ static q4_status check_one_run(const shard *s, int n, q4_error *err)
                            a->doc.strict ? a->doc.shown : b->doc.shown,
                            a->doc.strict ? b->doc.shown : a->doc.shown);
         for (size_t p = 0; p < sizeof same_run_keys / sizeof *same_run_keys; p++) {
-            const char *va = q4h_run_doc_prop(&a->doc, same_run_keys[p]);
-            const char *vb = q4h_run_doc_prop(&b->doc, same_run_keys[p]);
+            /* equal to the first report's is equal to every other's */
+            const char *va = run_key(&a->doc, same_run_keys[p]);
+            const char *vb = run_key(&b->doc, same_run_keys[p]);
             char sa[Q4_ECHO_MAX], sb[Q4_ECHO_MAX];
+            if ((va != NULL) != (vb != NULL))
+                return q4_fail(err, Q4_ERR_ARG, "%s has %s %s and %s has none; shards of one "
+                               "run share it", va ? a->doc.shown : b->doc.shown,
+                               same_run_keys[p], q4_echo(va ? va : vb, sa, sizeof sa),
+                               va ? b->doc.shown : a->doc.shown);
             if (va && vb && strcmp(va, vb))
                 return q4_fail(err, Q4_ERR_ARG, "%s has %s %s and %s has %s %s; shards of one "
                                "run share it", a->doc.shown, same_run_keys[p],
@@ -196,10 +254,16 @@ static q4_status merge_props(const shard *s, int n, q4_prop **out, size_t *count
 static void incompleteness(const shard *s, int n, char *why, size_t size)
 {
     why[0] = '\0';
-    for (int k = 0; k < n && !why[0]; k++)
-        if (!s[k].doc.complete)
-            snprintf(why, size, "%s is incomplete%s%.100s", s[k].doc.shown,
-                     s[k].doc.stopped[0] ? ": " : "", s[k].doc.stopped);
+    for (int k = 0; k < n && !why[0]; k++) {
+        char stopped[Q4_ECHO_MAX];
+        if (!s[k].doc.complete_known)
+            snprintf(why, size, "%s does not say whether its run completed (a report from "
+                     "before q4cts said)", s[k].doc.shown);
+        else if (!s[k].doc.complete)
+            snprintf(why, size, "%s is incomplete%s%s", s[k].doc.shown,
+                     s[k].doc.stopped[0] ? ": " : "",
+                     q4_echo(s[k].doc.stopped, stopped, sizeof stopped));
+    }
     int total = s[0].n;
     for (int i = 0; i < total && !why[0]; i++) {
         int k = 0;
@@ -219,7 +283,8 @@ static q4_status write_reports(const q4h_cli *cli, const merged *m, size_t n,
     q4_status st = Q4_OK;
     if (cli->junit && (st = q4_junit_open(cli->junit, "q4cts", props, np, &junit, err)) == Q4_OK) {
         q4_junit_set_strict(junit, strict);
-        q4_junit_set_fsync(junit, 0);   /* one document, written whole at close */
+        q4_junit_set_fsync(junit, 0);
+        q4_junit_set_write_at_close(junit, 1);   /* one document, written whole at close */
         if (planned >= 0)
             q4_junit_set_planned(junit, (size_t)planned);
         if (why[0])
@@ -229,6 +294,7 @@ static q4_status write_reports(const q4h_cli *cli, const merged *m, size_t n,
         (st = q4_json_open(cli->json, props, np, &json, err)) == Q4_OK) {
         q4_json_set_strict(json, strict);
         q4_json_set_fsync(json, 0);
+        q4_json_set_write_at_close(json, 1);
         if (planned >= 0)
             q4_json_set_planned(json, (size_t)planned);
         if (why[0])

@@ -39,8 +39,9 @@ static const char *const libraries[] = {
 };
 #define N_LIBRARIES (sizeof libraries / sizeof libraries[0])
 
-typedef enum doc_kind { DOC_RUN, DOC_PERF, DOC_TORCH, DOC_KINDS } doc_kind;
-static const char *const doc_keys[DOC_KINDS] = { "q4cts", "q4cts_perf", "torch_perf" };
+enum { DOC_RUN = Q4H_REPORT_RUN, DOC_PERF = Q4H_REPORT_PERF, DOC_TORCH = Q4H_REPORT_TORCH,
+       DOC_KINDS = Q4H_REPORT_KINDS };
+#define doc_keys q4h_report_keys
 
 static json_object *member(json_object *obj, const char *key, json_type type)
 {
@@ -50,120 +51,50 @@ static json_object *member(json_object *obj, const char *key, json_type type)
     return v;
 }
 
-static int is_number(json_object *v)
-{
-    return json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int);
-}
-
-/* The object in path, parsed; NULL with the reason in err. */
-static json_object *read_json(const char *path, const char *shown, q4_error *err)
-{
-    size_t len;
-    char *text = q4h_read_file(path, &len);
-    if (!text) {
-        q4_fail(err, Q4_ERR_ARG, "cannot read %s: %s", shown, q4_file_strerror(errno));
-        return NULL;
-    }
-    json_object *doc = q4h_json_parse_object(text, len, shown, err);
-    free(text);
-    return doc;
-}
-
-/* A run's report: "results" of objects with name, op and a verdict name. */
-static q4_status check_run(json_object *run, const char *shown, q4_error *err)
-{
-    json_object *results = member(run, "results", json_type_array);
-    if (!results)
-        return q4_fail(err, Q4_ERR_ARG, "%s: \"q4cts\" has no \"results\" array", shown);
-    for (size_t i = 0; i < json_object_array_length(results); i++) {
-        json_object *r = json_object_array_get_idx(results, i), *v;
-        q4_verdict verdict;
-        if (!json_object_is_type(r, json_type_object) || !member(r, "name", json_type_string) ||
-            !member(r, "op", json_type_string))
-            return q4_fail(err, Q4_ERR_ARG, "%s: result %zu is not an object with a \"name\" "
-                           "and an \"op\" string", shown, i + 1);
-        if (!(v = member(r, "verdict", json_type_string)) ||
-            !q4_verdict_parse(json_object_get_string(v), &verdict))
-            return q4_fail(err, Q4_ERR_ARG, "%s: result %zu has no \"verdict\" (Pass, Fail, "
-                           "QualityWarning, ...)", shown, i + 1);
-        if (json_object_object_get_ex(r, "worst_margin", &v) && v && !is_number(v))
-            return q4_fail(err, Q4_ERR_ARG, "%s: result %zu has a \"worst_margin\" that is "
-                           "not a number or null", shown, i + 1);
-    }
-    return Q4_OK;
-}
-
-/* A perf run's report: positive ceilings, and results with a name. */
-static q4_status check_perf(json_object *perf, const char *shown, q4_error *err)
-{
-    json_object *ceilings = member(perf, "ceilings", json_type_object);
-    json_object *results = member(perf, "results", json_type_array);
-    static const char *const keys[] = { "copy_gbs", "fma_tflops" };
-    for (int k = 0; k < 2; k++) {
-        json_object *v = ceilings ? member(ceilings, keys[k], json_type_double) : NULL;
-        if (!v || !(json_object_get_double(v) > 0))
-            return q4_fail(err, Q4_ERR_ARG, "%s: \"q4cts_perf\" has no \"ceilings\" with a "
-                           "positive \"%s\"", shown, keys[k]);
-    }
-    if (!results)
-        return q4_fail(err, Q4_ERR_ARG, "%s: \"q4cts_perf\" has no \"results\" array", shown);
-    for (size_t i = 0; i < json_object_array_length(results); i++) {
-        json_object *r = json_object_array_get_idx(results, i);
-        if (!json_object_is_type(r, json_type_object) || !member(r, "name", json_type_string))
-            return q4_fail(err, Q4_ERR_ARG, "%s: result %zu is not an object with a \"name\" "
-                           "string", shown, i + 1);
-    }
-    return Q4_OK;
-}
-
-/* PyTorch's timings: results with a name. */
-static q4_status check_torch(json_object *torch, const char *shown, q4_error *err)
-{
-    json_object *results = member(torch, "results", json_type_array);
-    for (size_t i = 0; results && i < json_object_array_length(results); i++) {
-        json_object *r = json_object_array_get_idx(results, i);
-        if (!json_object_is_type(r, json_type_object) || !member(r, "name", json_type_string))
-            return q4_fail(err, Q4_ERR_ARG, "%s: result %zu is not an object with a \"name\" "
-                           "string", shown, i + 1);
-    }
-    if (!results)
-        return q4_fail(err, Q4_ERR_ARG, "%s: \"torch_perf\" has no \"results\" array", shown);
-    return Q4_OK;
-}
-
 /* Each input into docs[kind] (a new reference to the object under the key). */
 static q4_status read_inputs(const q4h_cli *cli, json_object *docs[DOC_KINDS], q4_error *err)
 {
-    static q4_status (*const check[DOC_KINDS])(json_object *, const char *, q4_error *) = {
-        check_run, check_perf, check_torch };
     for (size_t i = 0; i < cli->n_operands; i++) {
         char shown[Q4_ECHO_MAX];
+        size_t len = 0;
         q4_echo(cli->operands[i], shown, sizeof shown);
-        json_object *doc = read_json(cli->operands[i], shown, err), *body = NULL;
-        if (!doc)
-            return Q4_ERR_ARG;
-        int kind = 0;
-        while (kind < DOC_KINDS && !(body = member(doc, doc_keys[kind], json_type_object)))
-            kind++;
-        q4_status st = Q4_OK;
-        if (kind == DOC_KINDS)
-            st = q4_fail(err, Q4_ERR_ARG, "%s holds no \"q4cts\", \"q4cts_perf\" or \"torch_perf\" "
-                         "object; expected the --json of q4cts run, replay or perf, or of "
-                         "scripts/bench-torch.py", shown);
-        else if (docs[kind])
+        char *text = q4h_read_file(cli->operands[i], &len);
+        if (!text)
+            return q4_fail(err, Q4_ERR_ARG, "cannot read %s: %s", shown, q4_file_strerror(errno));
+        q4h_report_kind kind = Q4H_REPORT_RUN;
+        json_object *body = NULL;
+        q4_status st = q4h_report_input_parse(text, len, shown, &kind, &body, err);
+        free(text);
+        if (st == Q4_OK && docs[kind])
             st = q4_fail(err, Q4_ERR_ARG, "%s is the second \"%s\" report given; a page shows "
                          "one run, one perf run and one PyTorch run", shown, doc_keys[kind]);
-        else if ((st = check[kind](body, shown, err)) == Q4_OK)
-            docs[kind] = json_object_get(body);
-        json_object_put(doc);
-        if (st != Q4_OK)
+        if (st != Q4_OK) {
+            json_object_put(body);
             return st;
+        }
+        docs[kind] = body;
     }
     if (docs[DOC_TORCH] && !docs[DOC_PERF])
         return q4_fail(err, Q4_ERR_ARG, "PyTorch's timings are compared with a perf run: give "
                        "the --json of q4cts perf too");
     if (!docs[DOC_RUN] && !docs[DOC_PERF])
         return q4_fail(err, Q4_ERR_ARG, "report needs the --json of a run or of a perf run");
+    return Q4_OK;
+}
+
+/* --dumps DIR: a folder (a typo is an error, not a page without maps). */
+static q4_status check_dumps(const char *dir, q4_error *err)
+{
+    struct stat st;
+    char shown[Q4_ECHO_MAX];
+    if (!dir)
+        return Q4_OK;
+    if (stat(dir, &st) != 0)
+        return q4_fail(err, Q4_ERR_ARG, "--dumps %s: %s (give the --dump-dir of the run)",
+                       q4_echo(dir, shown, sizeof shown), q4_file_strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return q4_fail(err, Q4_ERR_ARG, "--dumps %s is not a folder (give the --dump-dir of "
+                       "the run)", q4_echo(dir, shown, sizeof shown));
     return Q4_OK;
 }
 
@@ -332,6 +263,8 @@ int q4h_report(const q4h_cli *cli)
     size_t cases = 0;
     q4_status st = data && list ? Q4_OK : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
     if (st == Q4_OK)
+        st = check_dumps(cli->dumps, &err);
+    if (st == Q4_OK)
         st = read_inputs(cli, docs, &err);
     if (st == Q4_OK && docs[DOC_RUN])
         st = details(docs[DOC_RUN], cli->dumps, list, &maps, &err);
@@ -350,6 +283,7 @@ int q4h_report(const q4h_cli *cli)
         json_object_object_add(data, "perf", docs[DOC_PERF]);
         json_object_object_add(data, "torch", docs[DOC_TORCH]);
         list = NULL;
+        q4h_json_drop_nonfinite(data);   /* JSON.parse takes no NaN: the page would stay blank */
         const char *text = json_object_to_json_string_ext(data, JSON_C_TO_STRING_PLAIN |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
         st = text ? write_page(cli->output, text, &err)

@@ -148,7 +148,10 @@ q4_status q4h_run_doc_parse(const char *buf, size_t size, const char *path, q4h_
     q4h_jp_int(&p, run, "q4cts", "format", 1, 1, false);
     doc->strict = q4h_jp_bool(&p, run, "q4cts", "strict");
     doc->planned = q4h_jp_int(&p, run, "q4cts", "planned", 0, INT64_MAX, true);
-    doc->complete = q4h_jp_bool(&p, run, "q4cts", "complete");
+    /* "planned", "complete" and "stopped" came later than format 1: a report without
+     * them is read, as one whose completeness is unknown */
+    doc->complete_known = json_object_object_get_ex(run, "complete", NULL);
+    doc->complete = doc->complete_known && q4h_jp_bool(&p, run, "q4cts", "complete");
     json_object *stopped = NULL;
     if (json_object_object_get_ex(run, "stopped", &stopped) && stopped)
         q4h_jp_str(&p, run, "q4cts", "stopped", doc->stopped, sizeof doc->stopped, false);

@@ -15,8 +15,10 @@
 typedef struct q4h_run_doc {
     char shown[Q4_ECHO_MAX];      /* the path, escaped for messages */
     bool strict;
-    long long planned;            /* -1: null */
-    bool complete;
+    long long planned;            /* -1: null, or a report from before "planned" */
+    bool complete;                /* "complete": the run ended normally */
+    bool complete_known;          /* false: a report from before "complete" (q4cts 0.1.0's
+                                   * first reports, same format 1), which cannot say */
     char stopped[200];            /* "" when null */
     q4_prop *props;               /* in the file's order; strings owned by the doc */
     size_t n_props;

@@ -3,8 +3,10 @@
  * fixed-size messages back; the parent reports them, and replaces a worker that dies
  * or stalls (Crash / Timeout for the case it was on).
  *
- * Results reach the sink in the order of the cases whatever the number of workers,
- * so a parallel run's reports read as a serial run's. A case that is not ok is run
+ * Each result reaches the sink as soon as its case is done (finished: the file
+ * reports, which place it by its case's index, so a run killed at any moment keeps
+ * every case that finished), and again in the order of the cases whatever the number
+ * of workers (result: the console), so a parallel run reads as a serial run's. A case that is not ok is run
  * again (--flake-retries) by the same worker right away, so that a worker's history
  * (an injected fault's count) is the same for any number of workers; one that passes
  * on a retry is a Flake. */
@@ -172,6 +174,8 @@ static int try_done(run *R, size_t i, const q4_result *r, bool may_retry)
     }
     f->tries = R->tries[i];
     R->done[i] = 1;
+    if (R->sink->finished)
+        R->sink->finished(R->sink->user, i, f);
     while (R->emitted < R->n && R->done[R->emitted])
         R->sink->result(R->sink->user, &R->final[R->emitted++]);
     return 0;
@@ -489,7 +493,8 @@ static q4_status supervise(run *R, q4_error *err)
     for (int k = 0; k < R->n_lanes; k++)
         stop_worker(&R->lanes[k], true);
     /* Stopped (a signal): the cases other workers finished after one still running
-     * are reported all the same; only those in progress get no verdict. */
+     * are reported all the same (the file reports have them already); only those in
+     * progress get no verdict. */
     for (size_t i = R->emitted; st == Q4_OK && i < R->n; i++)
         if (R->done[i])
             R->sink->result(R->sink->user, &R->final[i]);

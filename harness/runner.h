@@ -53,6 +53,12 @@ typedef struct q4h_sink {
      * first call comes before any result. */
     q4_status (*device)(void *user, int worker, const q4vk_device_info *info, q4_error *err);
     void (*begin)(void *user, const q4_case *c);
+    /* A case's verdict, as soon as it has one, in any order (with --jobs a case can
+     * finish before one handed out earlier): index is its place in the run's cases.
+     * The file reports take it here, so a run killed at any moment has every case that
+     * finished in them. */
+    void (*finished)(void *user, size_t index, const q4_result *r);
+    /* The same verdicts again in the order of the cases (the console's). */
     void (*result)(void *user, const q4_result *r);
     /* A worker that ended badly outside any case (between cases, or releasing the
      * device after the last): why, as one sentence. Every case still has its result. */

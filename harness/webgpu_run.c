@@ -19,11 +19,7 @@
 #include "webgpu_worker.h"
 
 /* What the hello says of the adapter and what the harness uses of it. */
-typedef struct adapter {
-    q4vk_device_info info;    /* as the report sinks take it (api_version 0: not Vulkan) */
-    uint64_t max_binding, max_buffer;
-    char features[1024];
-} adapter;
+typedef q4h_wg_hello adapter;
 
 typedef struct session {
     const q4h_wg_options *opt;
@@ -47,37 +43,6 @@ static double num_of(json_object *o, const char *key, double dflt)
                ? json_object_get_double(v) : dflt;
 }
 
-static void read_hello(json_object *h, adapter *a)
-{
-    json_object *ad = NULL, *lim = NULL, *feat = NULL;
-    json_object_object_get_ex(h, "adapter", &ad);
-    json_object_object_get_ex(h, "limits", &lim);
-    json_object_object_get_ex(h, "features", &feat);
-    memset(a, 0, sizeof *a);
-    q4vk_device_info *i = &a->info;
-    const char *desc = str_of(ad, "description"), *dev = str_of(ad, "device");
-    snprintf(i->name, sizeof i->name, "%s", desc[0] ? desc : dev[0] ? dev : str_of(ad, "vendor"));
-    snprintf(i->driver_name, sizeof i->driver_name, "Dawn");
-    snprintf(i->driver_version_str, sizeof i->driver_version_str, "npm webgpu %s",
-             str_of(h, "webgpu"));
-    snprintf(i->driver_info, sizeof i->driver_info, "%s %s on Node.js %s", str_of(ad, "vendor"),
-             str_of(ad, "architecture"), str_of(h, "node"));
-    i->type = "webgpu";
-    json_object *ts;
-    i->timestamps = json_object_object_get_ex(h, "timestamps", &ts) && json_object_get_boolean(ts);
-    a->max_binding = (uint64_t)num_of(lim, "maxStorageBufferBindingSize", 134217728.0);
-    a->max_buffer = (uint64_t)num_of(lim, "maxBufferSize", 268435456.0);
-    i->max_storage_range = a->max_binding;
-    i->max_group_count[0] = (uint32_t)num_of(lim, "maxComputeWorkgroupsPerDimension", 65535);
-    i->max_shared_bytes = (uint32_t)num_of(lim, "maxComputeWorkgroupStorageSize", 16384);
-    i->max_invocations = (uint32_t)num_of(lim, "maxComputeInvocationsPerWorkgroup", 256);
-    size_t len = 0;
-    for (size_t k = 0; feat && k < json_object_array_length(feat); k++)
-        len += (size_t)snprintf(a->features + len, len < sizeof a->features ?
-                                sizeof a->features - len : 0, "%s%s", k ? " " : "",
-                                json_object_get_string(json_object_array_get_idx(feat, k)));
-}
-
 /* Starts a worker and reads its hello. */
 static q4_status open_worker(session *s, q4_error *err)
 {
@@ -87,16 +52,18 @@ static q4_status open_worker(session *s, q4_error *err)
     if (st != Q4_OK)
         return st;
     /* Dawn's start-up compiles nothing yet; a minute covers a loaded machine */
-    q4h_wg_io io = q4h_wg_recv(&s->w, &f, q4h_now_s() + 60 + s->opt->exchange_s, why, sizeof why);
-    if (io == Q4H_WG_OK && f.type == Q4H_WG_HELLO && !str_of(f.json, "error")[0]) {
-        read_hello(f.json, &s->a);
+    q4h_wg_io io = q4h_wg_recv(&s->w, &f, 0, q4h_now_s() + 60 + s->opt->exchange_s, why,
+                               sizeof why);
+    bool hello = io == Q4H_WG_OK && f.type == Q4H_WG_HELLO;
+    if (hello && q4h_wg_hello_read(f.json, &s->a, why, sizeof why) == Q4_OK &&
+        !str_of(f.json, "error")[0]) {
         q4h_wg_frame_free(&f);
         return Q4_OK;
     }
     char end[Q4_MSG_MAX] = "";
     if (io == Q4H_WG_OK)
-        snprintf(end, sizeof end, "%s", f.type == Q4H_WG_HELLO ? str_of(f.json, "error")
-                                                              : "it sent no hello");
+        snprintf(end, sizeof end, "%s", !hello ? "it sent no hello" : why[0] ? why
+                                        : str_of(f.json, "error"));
     q4h_wg_frame_free(&f);
     int status = 0;
     q4h_wg_kill(&s->w, &status);
@@ -260,15 +227,17 @@ static bool gpu_once(session *s, const q4h_op *op, const q4h_iface *iface, const
     double deadline = q4h_now_s() + s->opt->exchange_s;
     const void *blobs[Q4H_WG_MAX_IMAGES];
     int n_out = 0;
+    uint64_t largest = 0;   /* no blob of the result can be longer */
     for (int i = 0; i < im->n; i++) {
         blobs[i] = im->image[i];
         n_out += im->out[i];
+        largest = im->total[i] > largest ? im->total[i] : largest;
     }
     q4h_wg_frame f = { 0 };
     q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
                                deadline);
     if (io == Q4H_WG_OK)
-        io = q4h_wg_recv(&s->w, &f, deadline, why, sizeof why);
+        io = q4h_wg_recv(&s->w, &f, largest, deadline, why, sizeof why);
     if (io == Q4H_WG_OK && f.type != Q4H_WG_RESULT) {
         snprintf(why, sizeof why, "the WebGPU worker answered a run with a frame of type %u",
                  f.type);
@@ -399,8 +368,9 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
         max_groups = (uint32_t)c->limit[Q4_LIMIT_GROUPS];
     if (c->limit[Q4_LIMIT_BINDING] && (uint64_t)c->limit[Q4_LIMIT_BINDING] < max_binding)
         max_binding = (uint64_t)c->limit[Q4_LIMIT_BINDING];
-    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, max_groups, &im, &steps,
-                                   &err) != Q4_OK) {
+    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, max_groups,
+                                   max_binding < s->a.max_buffer ? max_binding : s->a.max_buffer,
+                                   &im, &steps, &err) != Q4_OK) {
         r->verdict = err.status == Q4_ERR_UNSUPPORTED ? Q4_NOT_SUPPORTED
                    : err.status == Q4_ERR_NOMEM       ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
         snprintf(r->message, sizeof r->message, "%.500s", err.msg);
@@ -453,7 +423,8 @@ static q4_status check_interfaces(session *s, q4_error *err)
                                    q4h_now_s() + 60 + s->opt->exchange_s);
         json_object_put(msg);
         if (io == Q4H_WG_OK)
-            io = q4h_wg_recv(&s->w, &fr, q4h_now_s() + 60 + s->opt->exchange_s, why, sizeof why);
+            io = q4h_wg_recv(&s->w, &fr, 0, q4h_now_s() + 60 + s->opt->exchange_s, why,
+                             sizeof why);
         q4_status st = Q4_OK;
         if (io != Q4H_WG_OK || fr.type != Q4H_WG_RESULT)
             st = q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker did not check %s: %s",
@@ -495,6 +466,8 @@ q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, 
             sink->begin(sink->user, &cases[i]);
         if (!run_case(&s, &cases[i], &r))
             break;
+        if (sink->finished)
+            sink->finished(sink->user, i, &r);
         sink->result(sink->user, &r);
     }
     close_worker(&s);
@@ -550,13 +523,16 @@ static q4_status exchange(session *s, const char *header, const q4h_wg_images *i
 {
     const void *blobs[Q4H_WG_MAX_IMAGES];
     char why[Q4_MSG_MAX] = "";
-    for (int i = 0; i < im->n; i++)
+    uint64_t largest = 0;   /* no blob of the result can be longer */
+    for (int i = 0; i < im->n; i++) {
         blobs[i] = im->image[i];
+        largest = im->total[i] > largest ? im->total[i] : largest;
+    }
     double deadline = q4h_now_s() + s->opt->exchange_s;
     q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
                                deadline);
     if (io == Q4H_WG_OK)
-        io = q4h_wg_recv(&s->w, f, deadline, why, sizeof why);
+        io = q4h_wg_recv(&s->w, f, largest, deadline, why, sizeof why);
     if (io == Q4H_WG_OK && strcmp(str_of(f->json, "status"), "ok")) {
         q4_status st = q4_fail(err, !strcmp(str_of(f->json, "kind"), "unsupported")
                                         ? Q4_ERR_UNSUPPORTED : Q4_ERR_DEVICE,

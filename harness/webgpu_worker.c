@@ -39,15 +39,6 @@ void q4h_wg_paths_get(q4h_wg_paths *p, char *buf, size_t size)
     p->node = node && node[0] ? node : "node";
 }
 
-void q4h_wg_frame_free(q4h_wg_frame *f)
-{
-    if (f->json)
-        json_object_put(f->json);
-    for (uint32_t i = 0; i < f->n_blobs; i++)
-        free(f->blob[i]);
-    memset(f, 0, sizeof *f);
-}
-
 q4_status q4h_wg_start(const char *const *kernels, size_t n_kernels, q4h_wg_worker *w,
                        q4_error *err)
 {
@@ -235,14 +226,6 @@ static void put_u32(uint8_t *p, uint32_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint64_t get_le(const uint8_t *p, int bytes)
-{
-    uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 q4h_wg_io q4h_wg_send(q4h_wg_worker *w, uint32_t type, const char *json,
                       const void *const *blobs, const uint64_t *lens, uint32_t n_blobs,
                       double deadline)
@@ -267,52 +250,14 @@ q4h_wg_io q4h_wg_send(q4h_wg_worker *w, uint32_t type, const char *json,
     return io;
 }
 
-q4h_wg_io q4h_wg_recv(q4h_wg_worker *w, q4h_wg_frame *f, double deadline, char *why,
-                      size_t why_size)
+static q4h_wg_io read_pipe(q4h_wg_source *src, void *data, size_t n)
 {
-    uint8_t head[16];
-    memset(f, 0, sizeof *f);
-    q4h_wg_io io = read_all(w, head, sizeof head, deadline);
-    if (io != Q4H_WG_OK)
-        return io;
-    uint32_t magic = (uint32_t)get_le(head, 4), json_len = (uint32_t)get_le(head + 8, 4);
-    f->type = (uint32_t)get_le(head + 4, 4);
-    uint32_t n_blobs = (uint32_t)get_le(head + 12, 4);
-    if (magic != Q4H_WG_MAGIC || f->type < Q4H_WG_HELLO || f->type > Q4H_WG_BYE ||
-        json_len > Q4H_WG_MAX_JSON || n_blobs > Q4H_WG_MAX_BLOBS) {
-        snprintf(why, why_size, "a malformed frame from the WebGPU worker (magic 0x%08x, "
-                 "type %u, %u JSON bytes, %u blobs)", magic, f->type, json_len, n_blobs);
-        return Q4H_WG_BAD;
-    }
-    char *text = malloc((size_t)json_len + 1);
-    if (!text) {
-        snprintf(why, why_size, "no memory for a %u-byte frame header", json_len);
-        return Q4H_WG_BAD;
-    }
-    io = read_all(w, text, json_len, deadline);
-    text[json_len] = '\0';
-    if (io == Q4H_WG_OK && !(f->json = json_tokener_parse(text))) {
-        snprintf(why, why_size, "the WebGPU worker sent a frame whose header is not JSON");
-        io = Q4H_WG_BAD;
-    }
-    free(text);
-    for (uint32_t i = 0; i < n_blobs && io == Q4H_WG_OK; i++) {
-        uint8_t len[8];
-        io = read_all(w, len, sizeof len, deadline);
-        if (io != Q4H_WG_OK)
-            break;
-        f->blob_len[i] = get_le(len, 8);
-        f->blob[i] = malloc(f->blob_len[i] ? (size_t)f->blob_len[i] : 1);
-        f->n_blobs = i + 1;
-        if (!f->blob[i]) {
-            snprintf(why, why_size, "no memory for a %llu-byte result from the WebGPU worker",
-                     (unsigned long long)f->blob_len[i]);
-            io = Q4H_WG_BAD;
-            break;
-        }
-        io = read_all(w, f->blob[i], (size_t)f->blob_len[i], deadline);
-    }
-    if (io != Q4H_WG_OK)
-        q4h_wg_frame_free(f);
-    return io;
+    return read_all(src->w, data, n, src->deadline);
+}
+
+q4h_wg_io q4h_wg_recv(q4h_wg_worker *w, q4h_wg_frame *f, uint64_t max_blob, double deadline,
+                      char *why, size_t why_size)
+{
+    q4h_wg_source src = { .read = read_pipe, .w = w, .deadline = deadline };
+    return q4h_wg_frame_read(&src, f, max_blob, why, why_size);
 }

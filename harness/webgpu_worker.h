@@ -13,11 +13,13 @@
 #include <sys/types.h>
 
 #include "q4_contract.h"
+#include "q4vk.h"
 
 #define Q4H_WG_MAGIC 0x47573451u   /* "Q4WG" little-endian */
 enum { Q4H_WG_HELLO = 1, Q4H_WG_RUN = 2, Q4H_WG_RESULT = 3, Q4H_WG_BYE = 4, Q4H_WG_CHECK = 5 };
 #define Q4H_WG_MAX_BLOBS 16
 #define Q4H_WG_MAX_JSON (1u << 20)
+#define Q4H_WG_PROTOCOL 1           /* the hello's "protocol" this harness speaks */
 
 /* How an exchange with the worker ended. */
 typedef enum q4h_wg_io {
@@ -69,8 +71,40 @@ q4h_wg_io q4h_wg_send(q4h_wg_worker *w, uint32_t type, const char *json,
                       const void *const *blobs, const uint64_t *lens, uint32_t n_blobs,
                       double deadline);
 /* One frame in; on Q4H_WG_OK f holds it (q4h_wg_frame_free). why says what was
- * malformed for Q4H_WG_BAD. */
-q4h_wg_io q4h_wg_recv(q4h_wg_worker *w, q4h_wg_frame *f, double deadline, char *why,
-                      size_t why_size);
+ * malformed for Q4H_WG_BAD: a wrong magic, type or size, a header that is not a JSON
+ * object (json_text.h: strictly), or a blob longer than max_blob bytes (the largest
+ * buffer the exchange can return), refused before any memory is taken for it. */
+q4h_wg_io q4h_wg_recv(q4h_wg_worker *w, q4h_wg_frame *f, uint64_t max_blob, double deadline,
+                      char *why, size_t why_size);
+/* Where webgpu_frame.c reads a frame from: read(src, data, n) fills data with n
+ * bytes or says why not (Q4H_WG_GONE: the stream ended). */
+typedef struct q4h_wg_source {
+    q4h_wg_io (*read)(struct q4h_wg_source *src, void *data, size_t n);
+    q4h_wg_worker *w;          /* the worker's pipe (q4h_wg_recv) ... */
+    double deadline;
+    const uint8_t *buf;        /* ... or a buffer (q4h_wg_frame_parse) */
+    size_t size, at;
+} q4h_wg_source;
+/* One frame from src, as q4h_wg_recv describes. */
+q4h_wg_io q4h_wg_frame_read(q4h_wg_source *src, q4h_wg_frame *f, uint64_t max_blob, char *why,
+                            size_t why_size);
+/* The same from buf[0..size) (for tests and the fuzzer): Q4H_WG_GONE, with why, when
+ * the frame is cut short; *used (may be NULL) gets the bytes read. */
+q4h_wg_io q4h_wg_frame_parse(const uint8_t *buf, size_t size, uint64_t max_blob,
+                             q4h_wg_frame *f, size_t *used, char *why, size_t why_size);
+
+/* What the hello says of the adapter: as the report sinks take it (api_version 0: not
+ * Vulkan), and the limits the harness uses. */
+typedef struct q4h_wg_hello {
+    q4vk_device_info info;
+    uint64_t max_binding, max_buffer;
+    char features[1024];
+} q4h_wg_hello;
+/* Reads a hello frame's JSON: "protocol" must be Q4H_WG_PROTOCOL; unless it carries
+ * "error" (Q4_OK, *a empty: the caller reports the error), adapter, limits (integers
+ * in range: maxStorageBufferBindingSize and maxBufferSize 16 to 2^53, the others
+ * within 32 bits), features (strings), timestamps, node and webgpu must be there.
+ * Otherwise Q4_ERR_DEVICE with why. */
+q4_status q4h_wg_hello_read(json_object *h, q4h_wg_hello *a, char *why, size_t why_size);
 
 #endif

@@ -44,7 +44,7 @@ static q4_status flush(q4_json *j, int sync_dir, int final, q4_error *err)
     else
         q4rep_buf_puts(d, "null");
     q4rep_buf_puts(d, ",\n  \"results\": [");
-    q4rep_buf_put(d, j->s.body.data ? j->s.body.data : "", j->s.body.len);
+    q4rep_sink_put_body(&j->s, d, ",");
     q4rep_buf_puts(d, j->total ? "\n  ],\n" : "],\n");
     q4rep_buf_printf(d, "  \"summary\": {\"total\": %zu, \"ok\": %zu, \"not_ok\": %zu, \"seconds\": ",
                      j->total, j->ok, j->total - j->ok);
@@ -139,7 +139,18 @@ static void put_field(q4rep_buf *b, const char *key, const char *s, size_t max)
     q4rep_json_str(b, s, max);
 }
 
+void q4_json_set_write_at_close(q4_json *j, int on)
+{
+    if (j)
+        j->s.at_close = on != 0;
+}
+
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
+{
+    return q4_json_add_at(j, r, j ? q4rep_sink_next_pos(&j->s) : 0, err);
+}
+
+q4_status q4_json_add_at(q4_json *j, const q4_result *r, size_t position, q4_error *err)
 {
     if (!j || !r)
         return q4_fail(err, Q4_ERR_ARG, "q4_json_add needs a report and a result");
@@ -148,7 +159,7 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     q4_surprise surprise = q4_result_surprise(r, j->strict);
     int ok = surprise == Q4_AS_EXPECTED, with_baseline = (unsigned)r->baseline < Q4_VERDICT_COUNT;
 
-    q4rep_buf_puts(b, j->total ? ",\n    {\"name\": " : "\n    {\"name\": ");
+    q4rep_buf_puts(b, "\n    {\"name\": ");   /* the "," between two: flush */
     q4rep_json_str(b, r->name, sizeof r->name);
     put_field(b, "op", r->op, sizeof r->op);
     put_field(b, "family", r->family, sizeof r->family);
@@ -183,7 +194,7 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     q4rep_buf_puts(b, !with_baseline || ok ? "null" : surprise == Q4_UNEXPECTED_PASS
                    ? "\"unexpected pass\"" : "\"unexpected fail\"");
     q4rep_buf_puts(b, "}");
-    if (q4rep_sink_drop_failed(&j->s, mark))
+    if (q4rep_sink_drop_failed(&j->s, mark) || q4rep_sink_place(&j->s, mark, position) != 0)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JSON report %s",
                        r->name, j->s.file.path);
     unsigned v = (unsigned)r->verdict;
@@ -194,7 +205,7 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     j->unexpected_fail += with_baseline && surprise == Q4_UNEXPECTED_FAIL;
     if (isfinite(r->seconds) && r->seconds > 0)
         j->seconds += r->seconds;
-    return flush(j, 0, 0, err);
+    return j->s.at_close ? Q4_OK : flush(j, 0, 0, err);
 }
 
 q4_status q4_json_close(q4_json *j, q4_error *err)

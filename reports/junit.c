@@ -78,7 +78,7 @@ static q4_status flush(q4_junit *j, int sync_dir, int final, q4_error *err)
         q4rep_buf_puts(d, "\"/>\n");
     }
     q4rep_buf_puts(d, "    </properties>\n");
-    q4rep_buf_put(d, j->s.body.data ? j->s.body.data : "", j->s.body.len);
+    q4rep_sink_put_body(&j->s, d, "");
     q4rep_buf_puts(d, "  </testsuite>\n</testsuites>\n");
     return q4rep_sink_write(&j->s, "JUnit", sync_dir, final, err);
 }
@@ -268,7 +268,18 @@ static void render_problem(q4rep_buf *b, const char *elem, const q4_result *r, i
     q4rep_buf_printf(b, "</%s>\n", elem);
 }
 
+void q4_junit_set_write_at_close(q4_junit *j, int on)
+{
+    if (j)
+        j->s.at_close = on != 0;
+}
+
 q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
+{
+    return q4_junit_add_at(j, r, j ? q4rep_sink_next_pos(&j->s) : 0, err);
+}
+
+q4_status q4_junit_add_at(q4_junit *j, const q4_result *r, size_t position, q4_error *err)
 {
     if (!j || !r)
         return q4_fail(err, Q4_ERR_ARG, "q4_junit_add needs a report and a result");
@@ -316,7 +327,7 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     q4rep_buf_puts(b, "      <system-out>");
     render_figures(b, r, j->strict);
     q4rep_buf_puts(b, "</system-out>\n    </testcase>\n");
-    if (q4rep_sink_drop_failed(&j->s, mark))
+    if (q4rep_sink_drop_failed(&j->s, mark) || q4rep_sink_place(&j->s, mark, position) != 0)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory adding case %.128s to JUnit report %s",
                        r->name, j->s.file.path);
     j->tests++;
@@ -326,7 +337,7 @@ q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err)
     j->micros += us;
     /* The case stays counted even if this write fails: the next add or close
      * rewrites the whole document, so a passing disk hiccup loses nothing. */
-    return flush(j, 0, 0, err);
+    return j->s.at_close ? Q4_OK : flush(j, 0, 0, err);
 }
 
 q4_status q4_junit_close(q4_junit *j, q4_error *err)

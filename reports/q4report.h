@@ -138,7 +138,17 @@ void q4_junit_set_stopped(q4_junit *j, const char *why);
  * valued "lines H/T, branches H/T, blocks H/T". In every later write. */
 q4_status q4_junit_set_coverage(q4_junit *j, const q4_kernel_coverage *k, size_t n,
                                 q4_error *err);
+/* Addition: only open and close write the file, not every add: for a program that
+ * adds a finished run's results at once (merge), where a rewrite per add makes n adds
+ * cost n^2. A process killed meanwhile leaves the empty document of open. */
+void q4_junit_set_write_at_close(q4_junit *j, int on);
 q4_status q4_junit_add(q4_junit *j, const q4_result *r, q4_error *err);
+/* Addition: as add, but the result takes its place in the document by position
+ * (ascending; equal positions in the order added), whatever the order of the adds: a
+ * run whose workers finish cases out of order writes each result as soon as it has
+ * it, and each document lists the results it holds in case order. add places a
+ * result after every one so far. */
+q4_status q4_junit_add_at(q4_junit *j, const q4_result *r, size_t position, q4_error *err);
 q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
 /* ---- JSON (json.c) ----
@@ -172,7 +182,10 @@ void q4_json_set_stopped(q4_json *j, const char *why);
 /* Addition: "shader_coverage", as q4_junit_set_coverage. */
 q4_status q4_json_set_coverage(q4_json *j, const q4_kernel_coverage *k, size_t n,
                                q4_error *err);
+/* Additions: as q4_junit_set_write_at_close and q4_junit_add_at. */
+void q4_json_set_write_at_close(q4_json *j, int on);
 q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err);
+q4_status q4_json_add_at(q4_json *j, const q4_result *r, size_t position, q4_error *err);
 q4_status q4_json_close(q4_json *j, q4_error *err);   /* final write; frees (even on error); NULL is fine */
 
 /* ---- perf timings as JSON (perf_json.c) ----

@@ -78,11 +78,17 @@ void q4rep_progress_json(q4rep_buf *b, const q4rep_progress *p, int final);
 
 /* ---- sink.c: what every file sink keeps the same way ----
  * Each sink's struct holds one; open fills progress, file and started, calloc the rest. */
+typedef struct q4rep_frag {    /* one rendered result in body, and its place */
+    size_t pos, off, len;
+} q4rep_frag;
 typedef struct q4rep_sink {
     q4rep_file file;
     q4rep_buf body;            /* rendered results, in add order */
+    q4rep_frag *frags;         /* where each is in body, sorted by pos (q4rep_sink_place) */
+    size_t n_frags, cap_frags;
     q4rep_buf doc;             /* scratch for the whole document, reused per write */
     int nosync;                /* 1: per-add writes skip the fsync of the file */
+    int at_close;              /* 1: only open and close write the file */
     q4rep_progress progress;   /* planned count, why stopped early */
     char started[32];          /* local time of open, "%Y-%m-%dT%H:%M:%S" */
 } q4rep_sink;
@@ -90,6 +96,14 @@ q4_status q4rep_sink_open(q4rep_sink *s, const char *path, q4_error *err);
 /* After an add rendered into body from `mark`: 1 if an allocation failed, and then the
  * half-rendered result is gone (so the next write is still well-formed), else 0. */
 int q4rep_sink_drop_failed(q4rep_sink *s, size_t mark);
+/* After an add rendered one result into body from `mark`: records it at position pos
+ * (after those of a lower or equal pos). 0, or -1 out of memory (the result is then
+ * dropped from body). */
+int q4rep_sink_place(q4rep_sink *s, size_t mark, size_t pos);
+/* The position after every result placed so far (plain adds go there). */
+size_t q4rep_sink_next_pos(const q4rep_sink *s);
+/* Appends the placed results to d in position order, sep between two. */
+void q4rep_sink_put_body(const q4rep_sink *s, q4rep_buf *d, const char *sep);
 /* Writes doc (built by the sink) to the file; an out-of-memory doc fails naming the
  * kind of report. sync_dir: open and close also fsync the file and its folder. */
 q4_status q4rep_sink_write(q4rep_sink *s, const char *kind, int sync_dir, int final,

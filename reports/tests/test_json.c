@@ -285,6 +285,75 @@ START_TEST(shader_coverage_array)
 }
 END_TEST
 
+/* Results added out of order by position (workers finishing cases out of order):
+ * every document written holds each result added so far, in position order. */
+START_TEST(add_at_keeps_position_order)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "r.json");
+    q4_json *j = NULL;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_json_open(path, NULL, 0, &j, &err), Q4_OK);
+    static const size_t order[] = { 2, 0, 3, 1 };
+    q4_result r;
+    for (size_t k = 0; k < 4; k++) {
+        tu_result(&r, Q4_PASS, (int)order[k]);
+        ck_assert_int_eq(q4_json_add_at(j, &r, order[k], &err), Q4_OK);
+        jc_value *doc = tu_json_load(path);
+        const jc_value *res = jc_get(root(doc), "results");
+        ck_assert_uint_eq(res->n, k + 1);
+        size_t at = 0;
+        for (int pos = 0; pos < 4; pos++) {   /* the positions added so far, ascending */
+            int added = 0;
+            for (size_t x = 0; x <= k; x++)
+                added |= order[x] == (size_t)pos;
+            if (!added)
+                continue;
+            tu_result(&r, Q4_PASS, pos);
+            ck_assert_str_eq(tu_json_str(jc_at(res, at++), "name"), r.name);
+        }
+        jc_free(doc);
+    }
+    tu_result(&r, Q4_FAIL, 4);
+    ck_assert_int_eq(q4_json_add(j, &r, &err), Q4_OK);   /* after every one so far */
+    ck_assert_int_eq(q4_json_close(j, &err), Q4_OK);
+    jc_value *doc = tu_json_load(path);
+    const jc_value *res = jc_get(root(doc), "results");
+    ck_assert_uint_eq(res->n, 5);
+    for (int i = 0; i < 5; i++) {
+        tu_result(&r, Q4_PASS, i);
+        ck_assert_str_eq(tu_json_str(jc_at(res, (size_t)i), "name"), r.name);
+    }
+    jc_free(doc);
+    tu_rmdir_free(dir, path, NULL);
+}
+END_TEST
+
+/* write at close: the adds do not rewrite the file; close writes every result. */
+START_TEST(write_at_close_writes_once)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "r.json");
+    q4_json *j = NULL;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_json_open(path, NULL, 0, &j, &err), Q4_OK);
+    q4_json_set_write_at_close(j, 1);
+    for (int i = 0; i < 3; i++) {
+        q4_result r;
+        tu_result(&r, Q4_PASS, i);
+        ck_assert_int_eq(q4_json_add(j, &r, &err), Q4_OK);
+    }
+    jc_value *doc = tu_json_load(path);
+    ck_assert_uint_eq(jc_get(root(doc), "results")->n, 0);
+    jc_free(doc);
+    ck_assert_int_eq(q4_json_close(j, &err), Q4_OK);
+    doc = tu_json_load(path);
+    ck_assert_uint_eq(jc_get(root(doc), "results")->n, 3);
+    jc_free(doc);
+    tu_rmdir_free(dir, path, NULL);
+}
+END_TEST
+
 START_TEST(bad_path_and_arguments)
 {
     q4_json *j = (q4_json *)&j;
@@ -309,6 +378,8 @@ int main(void)
     tcase_add_test(tc, baseline_and_tries);
     tcase_add_test(tc, empty_odd_and_hostile);
     tcase_add_test(tc, shader_coverage_array);
+    tcase_add_test(tc, add_at_keeps_position_order);
+    tcase_add_test(tc, write_at_close_writes_once);
     tcase_add_test(tc, bad_path_and_arguments);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

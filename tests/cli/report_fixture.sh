@@ -2,17 +2,28 @@
 # commands that read reports (compare, merge) are tested without a device (sourced).
 #   report FILE [--planned N] [--incomplete] [--prop KEY=VALUE]... -- CASE... 
 # CASE is NAME:VERDICT[:MARGIN[:STAT]] (margins default to null).
+# A --prop of device or seed replaces the default's value (each key once: a report is
+# strict JSON, which has no key twice).
 report() {
-  local file=$1 planned=null complete=true props='"device": "fixture", "seed": "0"'
+  local file=$1 planned=null complete=true props='' k
+  local -A prop=([device]=fixture [seed]=0)
+  local -a order=(device seed)
   shift
   while [ "$1" != -- ]; do
     case $1 in
       --planned) planned=$2; shift 2 ;;
       --incomplete) complete=false; shift ;;
-      --prop) props="$props, \"${2%%=*}\": \"${2#*=}\""; shift 2 ;;
+      --prop)
+        k=${2%%=*}
+        [ -n "${prop[$k]+set}" ] || order+=("$k")
+        prop[$k]=${2#*=}
+        shift 2 ;;
     esac
   done
   shift
+  for k in "${order[@]}"; do
+    props="$props${props:+, }\"$k\": \"${prop[$k]}\""
+  done
   local sep='' body='' name verdict margin stat op family ok
   for c in "$@"; do
     IFS=: read -r name verdict margin stat <<<"$c"

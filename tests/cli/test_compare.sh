@@ -40,11 +40,43 @@ expect 0 'result: no regression, 0 changed verdicts, 2 margins moved' -- "$q4cts
 expect 0 'result: no regression, 0 changed verdicts, 1 margins moved' -- "$q4cts" compare a.json moved.json --factor 3.5
 expect 0 'result: no regression, 0 changed verdicts, 0 margins moved' -- "$q4cts" compare --factor=4.5 a.json moved.json
 
-# Cases in one run only are listed; the A side's incomplete run is said.
+# Cases in one run only are listed; the incomplete run is said. B losing cases that A
+# has is no "no regression" (it covers less: a killed run's report holds only the cases
+# before the kill), nor is B's run incomplete; A's incomplete run is only said.
 report fewer.json --incomplete -- $A:Pass:0.01 $B:Fail:3 $C:Pass:0:0.2 q4cts.adamw_step.basic.n8:Pass
-expect 0 'cases only in A: 2, only in B: 1' -- "$q4cts" compare a.json fewer.json
-expect 0 'only in B: q4cts.adamw_step.basic.n8' -- "$q4cts" compare a.json fewer.json
-expect 0 'B: fewer.json: 4 cases \(incomplete run\), fixture' -- "$q4cts" compare a.json fewer.json
+expect 1 'cases only in A: 2, only in B: 1' -- "$q4cts" compare a.json fewer.json
+expect 1 'only in B: q4cts.adamw_step.basic.n8' -- "$q4cts" compare a.json fewer.json
+expect 1 'B: fewer.json: 4 cases \(incomplete run\), fixture' -- "$q4cts" compare a.json fewer.json
+expect 1 "result: REGRESSION, 0 of 0 changed verdicts got worse, 2 of A's cases missing from B; B is incomplete" -- \
+  "$q4cts" compare a.json fewer.json
+report lost.json -- $A:Pass:0.01 $B:Fail:3 $C:Pass:0:0.2 $D:Pass:0.5
+expect 1 "result: REGRESSION, 0 of 0 changed verdicts got worse, 1 of A's cases missing from B" -- \
+  "$q4cts" compare a.json lost.json
+report killed.json --incomplete -- $A:Pass:0.01 $B:Fail:3 $C:Pass:0:0.2 $D:Pass:0.5 $E:Pass:0.1
+expect 1 "result: INCOMPLETE, B's run did not complete; 0 changed verdicts, 0 margins moved" -- \
+  "$q4cts" compare a.json killed.json
+expect 0 'A: killed.json: 5 cases \(incomplete run\)' -- "$q4cts" compare killed.json a.json
+expect 0 'result: no regression' -- "$q4cts" compare lost.json a.json
+# A report from before reports said whether their run completed is read (format 1
+# all the same), and says so.
+grep -v '"planned"' a.json | sed 's/, "stat_margin": [^,]*//; s/, "truth_ms": [^,]*//' >old.json
+expect 0 'B: old.json: 5 cases \(a report from before runs said whether they completed\)' -- \
+  "$q4cts" compare a.json old.json
+expect 0 'result: no regression, 0 changed verdicts, 0 margins moved' -- "$q4cts" compare a.json old.json
+
+# Strictly JSON (RFC 8259): what json-c alone takes is refused, saying what and where.
+lenient() {  # lenient NAME SED-SCRIPT MESSAGE
+  sed "$2" a.json >"$1"
+  expect 2 "the report $1 is not valid JSON.*$3" -- "$q4cts" compare a.json "$1"
+}
+lenient nan.json 's/"worst_margin": 3,/"worst_margin": NaN,/' 'NaN and Infinity are not JSON\) \(line 10, column 196\)'
+lenient inf.json 's/"worst_margin": 3,/"worst_margin": -Infinity,/' 'NaN and Infinity are not JSON'
+lenient big.json 's/"worst_margin": 3,/"worst_margin": 1e999,/' 'beyond the range of a double'
+lenient quotes.json "s/\"device\": \"fixture\"/'device': 'fixture'/" 'a string must be in double quotes'
+lenient comment.json 's|"format": 1,|"format": 1, /* c */|' 'JSON has no comments'
+lenient comma.json 's/"seed": "0"}/"seed": "0",}/' 'comma after its last member'
+lenient dupkey.json 's/"format": 1,/"format": 1, "format": 1,/' 'has the key "format" twice'
+lenient nulesc.json 's/"device": "fixture"/"device": "fix\\u0000ture"/' '\\u0000, which would cut it short'
 
 # Bad input: exit 2, one sentence.
 expect 2 'compare needs two run reports: q4cts compare A.json B.json \(got 1\)' -- "$q4cts" compare a.json

@@ -32,7 +32,12 @@ a=adamw_step.json d=dequantize.json
 
 # ---- refused before any case: the file ----
 echo '{"format": "q4cts-interface-1", "op": ' >trunc.json
-expect 2 'trunc.json: \(top level\): the JSON ends early' -- run adamw_step trunc.json
+expect 2 'trunc.json: \(top level\): the file is not valid JSON: it ends in the middle of a value' -- run adamw_step trunc.json
+# strictly JSON (RFC 8259): what json-c alone would take is refused, saying where
+sed 's/"op": "adamw_step"/"op": "dequantize", "op": "adamw_step"/' $a >dupkey.json
+expect 2 'dupkey.json: \(top level\): the file is not valid JSON here: the object at line 1, column 1 has the key "op" twice' -- run adamw_step dupkey.json
+sed "s/\"update\"/'update'/" $a >quote.json
+expect 2 'quote.json: \(top level\): the file is not valid JSON: a string must be in double quotes \(line' -- run adamw_step quote.json
 expect 2 'cannot read nowhere.json' -- run adamw_step nowhere.json
 edit $a fmt.json 'f["format"] = "v2"'
 expect 2 'fmt.json: format: expected "q4cts-interface-1"' -- run adamw_step fmt.json

@@ -71,6 +71,37 @@ report seed.json --prop shard=2/3 --prop seed=7 -- q4cts.dequantize.basic.c1:Pas
 expect 2 's1.json has seed 0 and seed.json has seed 7' -- "$q4cts" merge s1.json seed.json --json bad.json
 report badshard.json --prop shard=4/3 -- q4cts.dequantize.basic.c1:Pass
 expect 2 "the report badshard.json has shard property '4/3'; expected I/N" -- "$q4cts" merge badshard.json --json bad.json
+# Every report against every other, not only against the first: a report without a
+# seed does not let seeds 9 and 0 through; a key one has and another lacks differs.
+report ns1.json --prop shard=1/3 -- q4cts.dequantize.basic.c0:Pass
+sed -i 's/, "seed": "0"//' ns1.json
+report s9.json --prop shard=2/3 --prop seed=9 -- q4cts.dequantize.basic.c1:Pass
+report s0.json --prop shard=3/3 -- q4cts.dequantize.basic.c2:Pass
+expect 2 's9.json has seed 9 and ns1.json has none' -- "$q4cts" merge ns1.json s9.json s0.json --json bad.json
+# The API: Vulkan shards (a report without "api" is Vulkan's) and WebGPU ones are not
+# one run, nor is a report whose case ran on another API than the report says.
+report w2.json --prop shard=2/3 --prop api=webgpu -- q4cts.dequantize.basic.c1:Pass
+expect 2 'p1.json has api vulkan and w2.json has api webgpu' -- "$q4cts" merge p1.json w2.json --json bad.json
+report v2.json --prop shard=2/3 --prop api=vulkan -- q4cts.dequantize.basic.c1:Pass
+expect 1 'merged 2 reports: 4 cases, 0 not ok; incomplete: shard 3/3 is missing' -- "$q4cts" merge p1.json v2.json --json vk.json
+sed 's/"repro": /"api": "webgpu", "repro": /' v2.json >mixed.json
+expect 2 'the report mixed.json is of api vulkan but its case q4cts.dequantize.basic.c1 ran on webgpu' -- "$q4cts" merge mixed.json --json bad.json
+# The shard property is read without overflow: 2^32+1 is not shard 1.
+for sh in 4294967297/4294967298 2147483648/2147483648 +1/3 ' 1/3' 1/3x 0/3; do
+  report ov.json --prop "shard=$sh" -- q4cts.dequantize.basic.c1:Pass
+  expect 2 "the report ov.json has shard property '${sh/+/\\+}'; expected I/N with 1 <= I <= N <= 2147483647" -- "$q4cts" merge ov.json --json bad.json
+done
+# A shard from before reports said whether their run completed is read; the merged run
+# cannot vouch for it, so it is not complete (exit 1).
+grep -v '"planned"' p2.json >old2.json
+expect 1 'incomplete: old2.json does not say whether its run completed' -- "$q4cts" merge p1.json old2.json p3.json --json old.json
+checks=$((checks + 1))
+[ "$(field old.json 'd["complete"]')" = "False" ] || fail "a merge with an old shard is complete"
+# Strictly JSON: a duplicated key, NaN or a trailing comma is refused, naming the file.
+sed 's/"format": 1,/"format": 1, "format": 1,/' p2.json >dup2.json
+expect 2 'the report dup2.json is not valid JSON here: the object at line 1, column 11 has the key "format" twice' -- "$q4cts" merge p1.json dup2.json --json bad.json
+sed 's/"worst_margin": 0.1/"worst_margin": NaN/' p2.json >nan2.json
+expect 2 'the report nan2.json is not valid JSON: .*NaN and Infinity are not JSON' -- "$q4cts" merge p1.json nan2.json --json bad.json
 sed 's/"strict": false/"strict": true/' s2.json >strict2.json
 expect 2 'strict2.json was run with --strict and s1.json without' -- "$q4cts" merge s1.json strict2.json --json bad.json
 checks=$((checks + 1))

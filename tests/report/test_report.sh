@@ -46,6 +46,16 @@ if [ "$mode" = inputs ]; then
   refused cut.json '{"q4cts": {"results": [' 'cut.json is not valid JSON: it ends in the middle of a value'
   refused tail.json '{"q4cts": {"results": []}} {}' 'tail.json is not valid JSON: text follows the object'
   refused array.json '[1]' 'array.json must hold a JSON object'
+  # Strictly JSON (RFC 8259). NaN and Infinity would reach the page's data, which
+  # JSON.parse then refuses: a blank page and exit 0; now the input is refused.
+  refused nan.json '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Fail", "worst_margin": NaN}]}}' 'nan.json is not valid JSON: .*NaN and Infinity are not JSON'
+  refused inf.json '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Fail", "worst_margin": Infinity}]}}' 'inf.json is not valid JSON: .*NaN and Infinity are not JSON'
+  refused quote.json "{'q4cts': {'results': []}}" 'quote.json is not valid JSON: a string must be in double quotes \(line 1, column 2\)'
+  refused comment.json '{"q4cts": {"results": []} // c
+}' 'comment.json is not valid JSON: JSON has no comments \(line 1, column 27\)'
+  refused comma.json '{"q4cts": {"results": [],}}' 'comma.json is not valid JSON: an object has a comma after its last member'
+  refused dup.json '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Fail"}]}, "q4cts": {"results": []}}' 'dup.json is not valid JSON here: the object at line 1, column 1 has the key "q4cts" twice'
+  refused nul.json '{"q4cts": {"results": [{"name": "a\u0000b", "op": "b", "verdict": "Fail"}]}}' 'nul.json is not valid JSON: a string holds .u0000'
   refused other.json '{"junit": 1}' 'other.json holds no "q4cts", "q4cts_perf" or "torch_perf" object'
   refused noresults.json '{"q4cts": {"format": 1}}' 'noresults.json: "q4cts" has no "results" array'
   refused verdict.json '{"q4cts": {"results": [{"name": "a", "op": "b", "verdict": "Great"}]}}' 'verdict.json: result 1 has no "verdict" \(Pass, Fail'
@@ -76,7 +86,11 @@ if [ "$mode" = inputs ]; then
   expect 2 'case.json is not valid JSON' -- "$q4cts" report run.json --dumps dumps -o page.html
   printf '{"format": 1, "name": "q4cts.fused_ce.basic.r4_v128_p0"}' >dumps/q4cts.fused_ce.masked.r8_v256_p25/case.json
   expect 2 'case.json' -- "$q4cts" report run.json --dumps dumps -o page.html
+  mkdir -p empty
   expect 0 'report: page.html, 3 cases, 0 with an error map' -- "$q4cts" report run.json --dumps empty -o page.html
+  # --dumps that names no folder is a mistake (a typo), not a page without maps.
+  expect 2 '--dumps typo/: No such file or directory \(give the --dump-dir of the run\)' -- "$q4cts" report run.json --dumps typo/ -o page.html
+  expect 2 '--dumps run.json is not a folder' -- "$q4cts" report run.json --dumps run.json -o page.html
   checks=$((checks + 1))
   grep -q 'no error map: --dumps holds no dump of this case' page.html || fail "a case without a dump has no note"
   expect 0 "report: page.html, 3 cases, 0 with an error map, perf with PyTorch's timings" -- "$q4cts" report "$torch" run.json "$perf" -o page.html
