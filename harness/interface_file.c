@@ -446,7 +446,7 @@ static q4_status get_spec(reader *r, const char *key, json_object *arr, q4h_if_s
         json_object *o = json_object_array_get_idx(arr, i), *v;
         char k[96], kk[112];
         int64_t id;
-        snprintf(k, sizeof k, "%.80s[%zu]", key, i);
+        snprintf(k, sizeof k, "%.80s[%u]", key, (unsigned)i);   /* json-c: int lengths */
         if ((st = want_type(r, k, o, json_type_object)) || (st = keys(r, k, o, allowed, allowed)))
             break;
         if (s->n_spec + s->n_local_ids == Q4VK_MAX_SPEC)
@@ -580,7 +580,7 @@ static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_ste
     static const char *const required[] = { "name", "bindings", "workgroups", NULL };
     static const char *const required_spirv[] = { "local_size", NULL };
     json_object *v;
-    char k[64];
+    char k[112];   /* "%.80s" and the longest ".spec_constants" */
     q4_status st = want_type(r, key, o, json_type_object);
     if (st || (st = keys(r, key, o, allowed, required)))
         return st;
