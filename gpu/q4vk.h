@@ -253,12 +253,22 @@ typedef struct q4vk_timing {
 q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing *t,
                    q4_error *err);
 
-/* Splits `total` workgroups over x and y so that neither exceeds the device limit
- * (lavapipe allows 65535 in x); kernels rebuild the flat index as
- * gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x and skip the excess. */
+/* Splits `total` workgroups over x, y and z so that none exceeds the device limit
+ * (lavapipe allows 65535 in x): x = min(total, 65535, maxComputeWorkGroupCount[0]),
+ * y = min(ceil(total / x), 65535, [1]), z = ceil(total / (x * y)), so z > 1 only
+ * where x * y cannot hold total. Kernels rebuild the flat index as
+ * (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x +
+ * gl_WorkGroupID.x (gpu/shaders/q4_fold.glsl) and skip the excess. The counts may
+ * exceed the device's limits where even z cannot take the rest: q4vk_fold says so. */
 void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3]);
-/* Whether `total` workgroups, folded so, fit the device's maxComputeWorkGroupCount. */
+/* Whether `total` workgroups, folded so, fit the device's maxComputeWorkGroupCount
+ * in all three dimensions, with a flat index below 2^32 for every group. */
 bool q4vk_fold_fits(const q4vk_device_info *info, uint64_t total);
+/* q4vk_fold_groups for kernel `kernel`, checked: Q4_ERR_UNSUPPORTED naming the
+ * kernel and maxComputeWorkGroupCount where the grid does not fit (q4vk_fold_fits),
+ * so that a launcher says so before it dispatches anything. */
+q4_status q4vk_fold(const q4vk_context *ctx, const char *kernel, uint64_t total,
+                    uint32_t groups[3], q4_error *err);
 
 /* ---------------- described dispatches (kernels of other runtimes) ----------------
  * Steps given in full by the caller (harness/interface_*.c reads them from an
@@ -270,7 +280,7 @@ typedef struct q4vk_described_step {
     q4vk_binding bind[Q4VK_MAX_BINDINGS];
     const void *push;             /* kernel.push_bytes bytes */
     uint64_t groups[3];           /* a 0 anywhere: the step is skipped */
-    bool fold;                    /* the kernel accepts x folded over y (q4vk_fold_groups) */
+    bool fold;                    /* the kernel accepts x folded over y (never z) */
 } q4vk_described_step;
 
 /* Runs the steps in order in one submission (q4vk_run: a barrier between steps). A

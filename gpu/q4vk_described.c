@@ -15,8 +15,9 @@ static q4_status grid(const q4vk_context *ctx, const q4vk_described_step *s, uin
     const q4vk_device_info *info = q4vk_info(ctx);
     if (s->fold && s->groups[1] == 1 && s->groups[2] == 1 &&
         s->groups[0] > info->max_group_count[0]) {
+        /* over y only: the kernels of other runtimes rebuild y * nx + x, never z */
         q4vk_fold_groups(ctx, s->groups[0], g);
-        if (g[1] <= info->max_group_count[1])
+        if (g[2] == 1 && g[1] <= info->max_group_count[1])
             return Q4_OK;
     }
     for (int a = 0; a < 3; a++) {

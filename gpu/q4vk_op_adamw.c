@@ -84,7 +84,9 @@ q4_status q4vk_adamw_step_limit(q4vk_context *ctx, const q4vk_adamw_args *a,
         d[c].bind[B_M] = (q4vk_binding){a->m, e0 * 4, q4vk_op_to_end(a->m, e0 * 4, lim)};
         d[c].bind[B_V] = (q4vk_binding){a->v, e0 * 4, q4vk_op_to_end(a->v, e0 * 4, lim)};
         d[c].push = &push[c];
-        q4vk_fold_groups(ctx, (inv + ADAMW_WG - 1) / ADAMW_WG, d[c].groups);
+        if ((st = q4vk_fold(ctx, "adamw_step", (inv + ADAMW_WG - 1) / ADAMW_WG, d[c].groups,
+                            err)))
+            goto out;
     }
     st = q4vk_run(ctx, d, (int)n_chunks, t, err);
 out:

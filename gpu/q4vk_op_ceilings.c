@@ -66,7 +66,7 @@ q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out,
     uint32_t groups_total = cpu ? 64 : 8192, per;
     uint64_t n4 = bytes / 16;
     per = (uint32_t)((n4 + (uint64_t)groups_total * 256 - 1) / ((uint64_t)groups_total * 256));
-    double ms;
+    double ms = 0;
 
     q4_status st = q4vk_pipeline_get(ctx, copy_k, NULL, &copy_p, err);
     if (st == Q4_OK)
@@ -79,8 +79,9 @@ q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out,
         struct { uint32_t n4, per; } push = { (uint32_t)n4, per };
         q4vk_dispatch d = { .pipe = copy_p, .bind = { { src, 0, 0 }, { dst, 0, 0 } },
                             .push = &push };
-        q4vk_fold_groups(ctx, groups_total, d.groups);
-        st = time_dispatch(ctx, &d, reps, &ms, err);
+        st = q4vk_fold(ctx, copy_k->name, groups_total, d.groups, err);
+        if (st == Q4_OK)
+            st = time_dispatch(ctx, &d, reps, &ms, err);
         out->copy_bytes = 2.0 * (double)bytes;
         out->copy_gbs = out->copy_bytes / (ms * 1e6);
     }
@@ -96,8 +97,9 @@ q4_status q4vk_measure_ceilings(q4vk_context *ctx, int reps, q4vk_ceilings *out,
         struct { uint32_t iters; float seed; } push = { iters, 0.5f };
         q4vk_dispatch d = { .pipe = fma_p, .bind = { { dst, 0, (uint64_t)fma_groups * 256 * 4 } },
                             .push = &push };
-        q4vk_fold_groups(ctx, fma_groups, d.groups);
-        st = time_dispatch(ctx, &d, reps, &ms, err);
+        st = q4vk_fold(ctx, fma_k->name, fma_groups, d.groups, err);
+        if (st == Q4_OK)
+            st = time_dispatch(ctx, &d, reps, &ms, err);
         out->fma_tflops = (double)fma_groups * 256 * iters * 64 / (ms * 1e9);
     }
     if (src)

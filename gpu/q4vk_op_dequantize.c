@@ -40,6 +40,17 @@ q4_status q4vk_dequantize(q4vk_context *ctx, const q4vk_dequant_args *a, q4vk_ti
     return q4vk_run(ctx, &d, 1, t, err);
 }
 
+uint64_t q4vk_dequant_groups(int64_t N, int64_t K)
+{
+    const uint64_t KT = ((uint64_t)K / 4 + 15) / 16, chunks = KT * (((uint64_t)q4_n8(N) + 1) / 2);
+    return (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS;
+}
+
+uint64_t q4vk_dequant_t_groups(int64_t N, int64_t K)
+{
+    return ((uint64_t)K / 4 * (uint64_t)q4_n8(N) + DEQUANT_T_WG - 1) / DEQUANT_T_WG;
+}
+
 q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
                                 uint64_t out_range, q4vk_dequant_push *push, q4vk_dispatch *d,
                                 q4_error *err)
@@ -59,8 +70,7 @@ q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
         (q4vk_binding){a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
     d->bind[B_OUT] = (q4vk_binding){a->out, 0, out_range};
     d->push = push;
-    q4vk_fold_groups(ctx, (chunks + DEQUANT_CHUNKS - 1) / DEQUANT_CHUNKS, d->groups);
-    return Q4_OK;
+    return q4vk_fold(ctx, Q4VK_K_DEQUANT, q4vk_dequant_groups(a->N, a->K), d->groups, err);
 }
 
 q4_status q4vk_dequant_t_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
@@ -76,6 +86,5 @@ q4_status q4vk_dequant_t_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
         (q4vk_binding){a->scales, 0, (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
     d->bind[B_OUT] = (q4vk_binding){a->out, 0, N * K * 4};
     d->push = push;
-    q4vk_fold_groups(ctx, (K / 4 * N8 + DEQUANT_T_WG - 1) / DEQUANT_T_WG, d->groups);
-    return Q4_OK;
+    return q4vk_fold(ctx, Q4VK_K_DEQUANT_T, q4vk_dequant_t_groups(a->N, a->K), d->groups, err);
 }

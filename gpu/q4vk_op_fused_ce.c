@@ -120,7 +120,8 @@ q4_status q4vk_fused_ce_limit(q4vk_context *ctx, const q4vk_ce_args *a, uint64_t
         d[c].bind[B_DLOGITS] = (q4vk_binding){a->dlogits, off, q4vk_op_to_end(a->dlogits, off, lim)};
         d[c].bind[B_ROW_LOSS] = (q4vk_binding){row_loss, 0, R * 4};
         d[c].push = &push[c];
-        q4vk_fold_groups(ctx, rows, d[c].groups);
+        if ((st = q4vk_fold(ctx, "fused_ce", rows, d[c].groups, err)))
+            goto out;
     }
     d[n_chunks].pipe = p_sum;
     d[n_chunks].bind[B_SUM_ROW_LOSS] = (q4vk_binding){row_loss, 0, R * 4};

@@ -95,7 +95,8 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t
                                     : (q4vk_binding){a->scales, 0, s_bytes};
     d.bind[Q4VK_FWD_Y] = (q4vk_binding){a->y, 0, q4vk_op_to_end(a->y, 0, lim)};
     d.push = &push;
-    q4vk_fold_groups(ctx, strips, d.groups);
+    if ((st = q4vk_fold(ctx, Q4VK_K_FWD_GEMV, strips, d.groups, err)))
+        return st;
     return q4vk_run(ctx, &d, 1, t, err);
 }
 
@@ -121,6 +122,7 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_args *a,
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);
     q4vk_lin_tiled job = {
+        .kernel = Q4VK_K_FWD_TILED,
         .n_bind = Q4VK_FWD_BINDINGS,
         .in_slot = Q4VK_FWD_X, .out_slot = Q4VK_FWD_Y, .part_slot = Q4VK_FWD_PARTIALS,
         .in_cols = K, .out_cols = N,

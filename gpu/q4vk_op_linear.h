@@ -142,6 +142,7 @@ typedef struct q4vk_lin_push {
  * and the split-K partials, and the push constants of the whole GEMM (splits = 1,
  * split_depth = the depth; M, tiles_n and tiles_total are set per dispatch). */
 typedef struct q4vk_lin_tiled {
+    const char *kernel;            /* pipe's kernel, for messages */
     q4vk_pipeline *pipe;
     q4vk_binding bind[Q4VK_MAX_BINDINGS];
     uint32_t n_bind;
@@ -163,7 +164,8 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, const q4vk_lin_tiled *job, uint64
  * input is bound whole ([M, depth]; or as job binds it, where that gives a range).
  * The n_pre dispatches `pre` (NULL: none) run first, in the same submission. Q4_OK
  * with *ran = false, running nothing, when the scratch does not fit one binding of
- * job->limit bytes or one allocation. */
+ * job->limit bytes or one allocation; Q4_ERR_UNSUPPORTED, running nothing, when a
+ * grid does not fit the device folded (q4vk_fold). */
 q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint32_t splits,
                              const q4vk_dispatch *pre, int n_pre, bool *ran, q4vk_timing *t,
                              q4_error *err);
@@ -245,6 +247,9 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
 
 /* ---- q4vk_op_dequantize.c ---- */
 
+/* Workgroups of dequantize and of dequantize_t for a weight [N, K] (before folding). */
+uint64_t q4vk_dequant_groups(int64_t N, int64_t K);
+uint64_t q4vk_dequant_t_groups(int64_t N, int64_t K);
 /* What dequantize.comp reads as push constants. */
 typedef struct q4vk_dequant_push {
     uint32_t N, K, gs, N8, KT, chunks;

@@ -89,7 +89,8 @@ static q4_status run_gemv(q4vk_context *ctx, const q4vk_linear_bwd_args *a, uint
                                              (uint64_t)q4_scales_count(a->N, a->K, a->gs) * 4};
     d.bind[Q4VK_BWD_DX] = (q4vk_binding){a->dx, 0, q4vk_op_to_end(a->dx, 0, lim)};
     d.push = &push;
-    q4vk_fold_groups(ctx, strips, d.groups);
+    if ((st = q4vk_fold(ctx, Q4VK_K_BWD_GEMV, strips, d.groups, err)))
+        return st;
     return q4vk_run(ctx, &d, 1, t, err);
 }
 
@@ -115,6 +116,7 @@ static q4_status run_tiled(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
     q4vk_spec spec;
     q4vk_gemm_spec(&tile, &spec);
     q4vk_lin_tiled job = {
+        .kernel = Q4VK_K_BWD_TILED,
         .n_bind = Q4VK_BWD_BINDINGS,
         .in_slot = Q4VK_BWD_DOUT, .out_slot = Q4VK_BWD_DX, .part_slot = Q4VK_BWD_PARTIALS,
         .in_cols = N, .out_cols = K,

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "q4vk_op_linear.h"
 
@@ -145,6 +146,12 @@ typedef struct reduce_push {
     uint32_t count4, cols4, splits, has_bias;
 } reduce_push;
 
+/* Workgroups of linear_splitk_reduce for a [M, out_cols] output. */
+static uint64_t reduce_groups(uint64_t M, uint64_t out_cols)
+{
+    return (M * out_cols / 4 + 255) / 256;
+}
+
 q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint32_t splits,
                              const q4vk_dispatch *pre, int n_pre, bool *ran, q4vk_timing *t,
                              q4_error *err)
@@ -162,10 +169,17 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
     q4vk_pipeline *p_red;
     q4vk_buffer *part = NULL;
     q4vk_dispatch *d = NULL;
+    uint32_t g_groups[3], r_groups[3];
     q4_status st;
     *ran = false;
     if (p_bytes > job->limit || (info->max_alloc_bytes && p_bytes > info->max_alloc_bytes))
         return Q4_OK;
+    push.tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
+    push.tiles_total = (uint32_t)((M + tile->bm - 1) / tile->bm) * push.tiles_n;
+    if ((st = q4vk_fold(ctx, job->kernel, (uint64_t)push.tiles_total * push.splits, g_groups,
+                        err)) ||
+        (st = q4vk_fold(ctx, Q4VK_K_SPLITK_REDUCE, reduce_groups(M, out_cols), r_groups, err)))
+        return st;
     if ((st = q4vk_op_pipeline(ctx, Q4VK_K_SPLITK_REDUCE, NULL, &p_red, err)))
         return st;
     if (!(d = calloc((size_t)n_pre + 2, sizeof *d)))
@@ -175,8 +189,6 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
         return st;
     }
 
-    push.tiles_n = (uint32_t)((out_cols + tile->bn - 1) / tile->bn);
-    push.tiles_total = (uint32_t)((M + tile->bm - 1) / tile->bm) * push.tiles_n;
     reduce_push rp = {(uint32_t)(count / 4), (uint32_t)(out_cols / 4), push.splits,
                       job->bias != NULL};
     for (int i = 0; i < n_pre; i++)
@@ -192,7 +204,7 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
      * buffer, so an out-of-bounds write reaches the guard words). */
     g->bind[job->out_slot] = (q4vk_binding){out.buf, 0, q4vk_op_to_end(out.buf, 0, job->limit)};
     g->push = &push;
-    q4vk_fold_groups(ctx, (uint64_t)push.tiles_total * push.splits, g->groups);
+    memcpy(g->groups, g_groups, sizeof g_groups);
     r->pipe = p_red;
     r->bind[Q4VK_RED_PARTIALS] = (q4vk_binding){part, 0, p_bytes};
     /* No bias: any buffer fills the binding (the kernel never reads it). */
@@ -200,7 +212,7 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
                                        : (q4vk_binding){part, 0, p_bytes};
     r->bind[Q4VK_RED_OUT] = g->bind[job->out_slot];
     r->push = &rp;
-    q4vk_fold_groups(ctx, (count / 4 + 255) / 256, r->groups);
+    memcpy(r->groups, r_groups, sizeof r_groups);
     st = q4vk_run(ctx, d, n_pre + 2, t, err);
     q4vk_buffer_destroy(ctx, part);
     free(d);
@@ -282,7 +294,8 @@ q4_status q4vk_lin_run_rows(q4vk_context *ctx, const q4vk_lin_tiled *job, uint64
         out->range = c + 1 == n_disp ? q4vk_op_to_end(out->buf, out->offset, job->limit)
                                      : mc * out_cols * 4;
         d[c].push = &push[c];
-        q4vk_fold_groups(ctx, push[c].tiles_total, d[c].groups);
+        if ((st = q4vk_fold(ctx, job->kernel, push[c].tiles_total, d[c].groups, err)))
+            goto out;
     }
     st = q4vk_run(ctx, d, (int)n_disp, t, err);
 out:

@@ -42,6 +42,12 @@ const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64
     return NULL;
 }
 
+/* Workgroups of linear_transpose for an [R, C] input: one per 32 x 32 tile. */
+static uint64_t transpose_groups(uint64_t R, uint64_t C)
+{
+    return (R + 31) / 32 * ((C + 31) / 32);
+}
+
 bool q4vk_lin_dense_chosen(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N,
                            uint64_t K, uint64_t limit)
 {
@@ -49,16 +55,16 @@ bool q4vk_lin_dense_chosen(const q4vk_device_info *info, bool fwd, uint64_t M, u
 }
 
 /* The dispatch of linear_transpose: out [C, ld] = in [R, C] transposed. */
-static void transpose(q4vk_context *ctx, q4vk_pipeline *pipe, q4vk_buffer *in,
-                      q4vk_buffer *out, uint64_t R, uint64_t C, uint64_t ld,
-                      transpose_push *push, q4vk_dispatch *d)
+static q4_status transpose(q4vk_context *ctx, q4vk_pipeline *pipe, q4vk_buffer *in,
+                           q4vk_buffer *out, uint64_t R, uint64_t C, uint64_t ld,
+                           transpose_push *push, q4vk_dispatch *d, q4_error *err)
 {
     *push = (transpose_push){(uint32_t)R, (uint32_t)C, (uint32_t)ld, (uint32_t)((C + 31) / 32)};
     d->pipe = pipe;
     d->bind[0] = (q4vk_binding){in, 0, R * C * 4};
     d->bind[1] = (q4vk_binding){out, 0, C * ld * 4};
     d->push = push;
-    q4vk_fold_groups(ctx, (R + 31) / 32 * push->tiles_c, d->groups);
+    return q4vk_fold(ctx, Q4VK_K_TRANSPOSE, transpose_groups(R, C), d->groups, err);
 }
 
 q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
@@ -86,6 +92,7 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
     q4vk_gemm_spec(&tile, &spec);
     q4vk_pipeline *p_tr;
     q4vk_lin_tiled job = {
+        .kernel = Q4VK_K_TN_TILED,
         .n_bind = Q4VK_TN_BINDINGS,
         .in_slot = Q4VK_TN_P, .out_slot = Q4VK_TN_OUT, .part_slot = Q4VK_TN_PARTIALS,
         .in_cols = depth, .out_cols = cols,
@@ -111,7 +118,8 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
     if ((st = a->fwd ? q4vk_dequant_t_dispatch(ctx, &da, &dqt, &d[n++], err)
                      : q4vk_dequant_dispatch(ctx, &da, N * K * 4, &dq, &d[n++], err)))
         goto out;
-    transpose(ctx, p_tr, a->act, at, M, depth, mp, &tp, &d[n++]);
+    if ((st = transpose(ctx, p_tr, a->act, at, M, depth, mp, &tp, &d[n++], err)))
+        goto out;
 
     job.bind[Q4VK_TN_P] = (q4vk_binding){at, 0, depth * mp * 4};
     job.bind[Q4VK_TN_Q] = (q4vk_binding){wf, 0, depth * cols * 4};
@@ -134,8 +142,8 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
     job.push.tiles_n = (uint32_t)((cols + tile.bn - 1) / tile.bn);
     job.push.tiles_total = (uint32_t)((M + tile.bm - 1) / tile.bm) * job.push.tiles_n;
     g->push = &job.push;
-    q4vk_fold_groups(ctx, job.push.tiles_total, g->groups);
-    st = q4vk_run(ctx, d, n, t, err);
+    if ((st = q4vk_fold(ctx, Q4VK_K_TN_TILED, job.push.tiles_total, g->groups, err)) == Q4_OK)
+        st = q4vk_run(ctx, d, n, t, err);
 out:
     q4vk_buffer_destroy(ctx, wf);
     q4vk_buffer_destroy(ctx, at);

@@ -60,6 +60,7 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
     d.bind[Q4VK_DW_X] = (q4vk_binding){a->x, 0, M * K * 4};
     d.bind[Q4VK_DW_DW] = (q4vk_binding){a->dw, 0, q4vk_op_to_end(a->dw, 0, lim)};
     d.push = &push;
-    q4vk_fold_groups(ctx, tiles, d.groups);
+    if ((st = q4vk_fold(ctx, Q4VK_K_DW_TILED, tiles, d.groups, err)))
+        return st;
     return q4vk_run(ctx, &d, 1, t, err);
 }

@@ -128,7 +128,8 @@ q4_status q4vk_lin_mma_passes(q4vk_context *ctx, const q4vk_linear_args *a,
     d[0].bind[1] = (q4vk_binding){b->codes, 0, sz.code_bytes};
     d[0].bind[2] = (q4vk_binding){b->lossy, 0, 4};
     d[0].push = &up;
-    q4vk_fold_groups(ctx, (up.total + 255) / 256, d[0].groups);
+    if ((st = q4vk_fold(ctx, Q4VK_K_UNPACK_I8, (up.total + 255) / 256, d[0].groups, err)))
+        return st;
 
     slice_push sp = {(uint32_t)M, (uint32_t)K, (uint32_t)sz.blk, (uint32_t)sz.mp,
                      (uint32_t)(sz.mp * K / 4)};
@@ -138,7 +139,8 @@ q4_status q4vk_lin_mma_passes(q4vk_context *ctx, const q4vk_linear_args *a,
     d[1].bind[2] = (q4vk_binding){b->exps, 0, sz.exp_bytes};
     d[1].bind[3] = (q4vk_binding){b->lossy, 0, 4};
     d[1].push = &sp;
-    q4vk_fold_groups(ctx, (sp.total + 255) / 256, d[1].groups);
+    if ((st = q4vk_fold(ctx, Q4VK_K_SLICE, (sp.total + 255) / 256, d[1].groups, err)))
+        return st;
     return q4vk_run(ctx, d, 2, t, err);
 }
 
@@ -195,7 +197,8 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
                         : (q4vk_binding){a->scales, 0, s_bytes};
     g.bind[5] = (q4vk_binding){a->y, 0, q4vk_op_to_end(a->y, 0, lim)};
     g.push = &mp_;
-    q4vk_fold_groups(ctx, sz.mp / TILE_M * mp_.tiles_n, g.groups);
+    if ((st = q4vk_fold(ctx, Q4VK_K_FWD_MMA, sz.mp / TILE_M * mp_.tiles_n, g.groups, err)))
+        goto out;
     st = q4vk_run(ctx, &g, 1, &t_gemm, err);
     if (t)
         t->gpu_ms = t_pass.gpu_ms >= 0 && t_gemm.gpu_ms >= 0 ? t_pass.gpu_ms + t_gemm.gpu_ms

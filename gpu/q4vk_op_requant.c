@@ -136,7 +136,8 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
             d[nd].bind[B_W] = a->w ? (q4vk_binding){a->w, 0, q4vk_op_to_end(a->w, 0, lim)} : flat;
             d[nd].bind[B_FLAT_FUSED] = fused_flat ? flat : d[nd].bind[B_W];
             d[nd].push = &pw[c];
-            q4vk_fold_groups(ctx, tiles, d[nd].groups);
+            if ((st = q4vk_fold(ctx, "q4gsw_requant_w4x8", tiles, d[nd].groups, err)))
+                goto out;
             nd++;
         }
         if (use_flat) {
@@ -149,7 +150,9 @@ q4_status q4vk_q4gsw_requant_limit(q4vk_context *ctx, const q4vk_requant_args *a
             d[nd].bind[B_SCALES] = scales;
             d[nd].bind[B_W] = flat;
             d[nd].push = &pf[c];
-            q4vk_fold_groups(ctx, (words + FLAT_WG - 1) / FLAT_WG, d[nd].groups);
+            if ((st = q4vk_fold(ctx, "q4gsw_requant_flat", (words + FLAT_WG - 1) / FLAT_WG,
+                                d[nd].groups, err)))
+                goto out;
             nd++;
         }
     }

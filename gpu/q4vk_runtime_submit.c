@@ -6,6 +6,7 @@
  * the watchdog: VK_TIMEOUT or VK_ERROR_DEVICE_LOST marks the context dead. The
  * fault hooks (q4vk_faults) act on q4vk_run's submissions only. A probed pipeline
  * (q4vk_runtime_probes.c) gets a second descriptor set, set 1, for its probe region. */
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,33 +75,57 @@ bool q4vk_quiesce(q4vk_context *ctx)
     return r != VK_TIMEOUT;
 }
 
-/* The widest x a folded grid takes on this device (info may be NULL). 65535 is the
- * limit Vulkan guarantees; a larger x (NVIDIA allows 2^31-1) would make a kernel's
- * behaviour differ between devices for no gain. */
-static uint64_t fold_max_x(const q4vk_device_info *info)
+/* The most groups a folded grid takes in dimension a on this device (info may be
+ * NULL). 65535 is the limit Vulkan guarantees; more (NVIDIA allows 2^31-1 in x) would
+ * make a kernel's behaviour differ between devices for no gain. */
+static uint64_t fold_max(const q4vk_device_info *info, int a)
 {
-    if (info && info->max_group_count[0] && info->max_group_count[0] < 65535)
-        return info->max_group_count[0];
+    if (info && info->max_group_count[a] && info->max_group_count[a] < 65535)
+        return info->max_group_count[a];
     return 65535;
+}
+
+/* x as wide as allowed, then y, then z takes the rest: z > 1 only where x * y cannot
+ * hold total. The counts may exceed the device's limits (q4vk_fold_fits says). */
+static void fold(const q4vk_device_info *info, uint64_t total, uint64_t g[3])
+{
+    const uint64_t max_x = fold_max(info, 0), max_y = fold_max(info, 1);
+    if (total == 0)
+        total = 1;
+    g[0] = total < max_x ? total : max_x;
+    const uint64_t rows = (total + g[0] - 1) / g[0];
+    g[1] = rows < max_y ? rows : max_y;
+    g[2] = (rows + g[1] - 1) / g[1];
 }
 
 bool q4vk_fold_fits(const q4vk_device_info *info, uint64_t total)
 {
-    const uint64_t max_x = fold_max_x(info);
-    const uint64_t x = total < max_x ? total : max_x;
-    return x == 0 || (total + x - 1) / x <= info->max_group_count[1];
+    uint64_t g[3];
+    fold(info, total, g);
+    /* the kernels' flat index, (z * ny + y) * nx + x, is a uint32 for every group */
+    return g[2] <= info->max_group_count[2] && g[0] * g[1] <= (UINT64_C(1) << 32) / g[2];
 }
 
 void q4vk_fold_groups(const q4vk_context *ctx, uint64_t total, uint32_t groups[3])
 {
-    uint64_t max_x = fold_max_x(ctx ? &ctx->info : NULL);
-    if (total == 0)
-        total = 1;
-    uint64_t x = total < max_x ? total : max_x;
-    uint64_t y = (total + x - 1) / x;
-    groups[0] = (uint32_t)x;
-    groups[1] = y > UINT32_MAX ? UINT32_MAX : (uint32_t)y;
-    groups[2] = 1;
+    uint64_t g[3];
+    fold(ctx ? &ctx->info : NULL, total, g);
+    for (int a = 0; a < 3; a++)
+        groups[a] = g[a] > UINT32_MAX ? UINT32_MAX : (uint32_t)g[a];
+}
+
+q4_status q4vk_fold(const q4vk_context *ctx, const char *kernel, uint64_t total,
+                    uint32_t groups[3], q4_error *err)
+{
+    const q4vk_device_info *info = &ctx->info;
+    q4vk_fold_groups(ctx, total, groups);
+    if (q4vk_fold_fits(info, total))
+        return Q4_OK;
+    return q4_fail(err, Q4_ERR_UNSUPPORTED,
+                   "kernel %s: %" PRIu64 " workgroups do not fit the device's "
+                   "maxComputeWorkGroupCount = (%u, %u, %u) even folded over x, y and z",
+                   kernel, total, info->max_group_count[0], info->max_group_count[1],
+                   info->max_group_count[2]);
 }
 
 /* Checks one dispatch against the pipeline's interface and the device limits. */
@@ -122,7 +147,7 @@ static q4_status check_dispatch(const q4vk_context *ctx, const q4vk_dispatch *d,
             return q4_fail(err, Q4_ERR_ARG,
                            "kernel %s: %u workgroups in %c exceed the device limit "
                            "maxComputeWorkGroupCount[%d] = %u (fold the grid with "
-                           "q4vk_fold_groups)", p->name, d->groups[a], axis[a], a,
+                           "q4vk_fold)", p->name, d->groups[a], axis[a], a,
                            info->max_group_count[a]);
     }
     if (p->push_bytes && !d->push)

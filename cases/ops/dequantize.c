@@ -43,6 +43,7 @@ static const char *const generated[] = {
     "q4cts.dequantize.random.s2",
     "q4cts.dequantize.random.s3",
     "q4cts.dequantize.small_device.n64_k512_g32_groups3",
+    "q4cts.dequantize.small_device.n96_k512_g32_groups2",   /* 6 groups: 2 x 2 x 2 */
     NULL,
 };
 

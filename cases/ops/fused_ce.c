@@ -75,6 +75,7 @@ static const char *const generated[] = {
     "q4cts.fused_ce.random.s3",
     "q4cts.fused_ce.small_device.r16_v1000_p0_groups8_binding8192_shared16384_invocations128",
     "q4cts.fused_ce.small_device.r4_v1001_p0_groups8_binding8192_shared16384_invocations128",
+    "q4cts.fused_ce.small_device.r7_v1001_p37_groups2",   /* 7 rows: 2 x 2 x 2 */
     NULL,
 };
 

@@ -54,6 +54,7 @@ static const char *const generated[] = {
     "q4cts.linear_dW.random.s2",
     "q4cts.linear_dW.random.s3",
     "q4cts.linear_dW.small_device.m16_n192_k192_groups4",
+    "q4cts.linear_dW.small_device.m16_n192_k128_groups2",   /* 6 tiles: 2 x 2 x 2 */
     NULL,
 };
 

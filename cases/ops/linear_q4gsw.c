@@ -106,11 +106,21 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw.small_device.m5_n32_k256_g32_shared16384",
     "q4cts.linear_q4gsw.small_device.m2050_n344_k96_g32_groups16",
     "q4cts.linear_q4gsw.small_device.m2048_n16_k64_g32_binding262144",
-    /* at most 5 workgroups a row and column: the tensor-core path's three kernels get
+    /* at most 5 workgroups a dimension: the tensor-core path's three kernels get
      * folded grids with spare workgroups (9 tiles, 12 and 12 workgroups as 5 x 2, 5 x 3
-     * and 5 x 3); at 26 workgroups or more a grid no longer fits and the fp32 path runs */
+     * and 5 x 3; 6, 36 and 24 as 5 x 2, 5 x 5 x 2 and 5 x 5); at 3 a dimension 36
+     * workgroups no longer fit and the fp32 path runs */
     "q4cts.linear_q4gsw.small_device.m130_n384_k64_g64_groups5",
     "q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups5",
+    "q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups3",
+    /* grids folded over z too: gemv 7 strips (2 x 2 x 2); tiled 36 tiles (4 x 4 x 3; the
+     * tensor-core path's 24, 48 and 18 as 4 x 4 x 2, 4 x 4 x 3 and 4 x 4 x 2); split-K
+     * 8 workgroups and its reduce 6 (2 x 2 x 2); the dense path's dequantize_t 37,
+     * transpose 195 and GEMM 119 (6 x 6 x 2, 6 x 6 x 6 and 6 x 6 x 4) */
+    "q4cts.linear_q4gsw.small_device.m3_n200_k64_g32_groups2",
+    "q4cts.linear_q4gsw.small_device.m130_n768_k128_g64_groups4",
+    "q4cts.linear_q4gsw.small_device.m24_n256_k1040_g16_b1_groups2",
+    "q4cts.linear_q4gsw.small_device.m2050_n776_k96_g32_groups6",
     NULL,
 };
 

@@ -79,6 +79,9 @@ static const char *const generated[] = {
     "q4cts.linear_q4gsw_backward.small_device.m3_n32_k72_g24_groups4",
     "q4cts.linear_q4gsw_backward.small_device.m2050_n64_k16_g16_groups16",
     "q4cts.linear_q4gsw_backward.small_device.m2048_n64_k16_g16_binding262144",
+    /* grids folded over z too: gemv 8 strips (2 x 2 x 2), tiled 10 tiles (3 x 3 x 2) */
+    "q4cts.linear_q4gsw_backward.small_device.m3_n32_k64_g32_groups2",
+    "q4cts.linear_q4gsw_backward.small_device.m257_n44_k96_g32_groups3",
     NULL,
 };
 

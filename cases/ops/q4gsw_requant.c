@@ -73,6 +73,9 @@ static const char *const generated[] = {
     "q4cts.q4gsw_requant.small_device.n12_k36_g12_groups8_binding8192_shared16384_invocations128",
     "q4cts.q4gsw_requant.small_device.n48_k512_g64_groups4",
     "q4cts.q4gsw_requant.small_device.n64_k100_g20_groups3",
+    /* folded over z too: fused 6 tiles / flat 5 groups and fused 6 tiles (2 x 2 x 2) */
+    "q4cts.q4gsw_requant.small_device.n48_k512_g64_groups2",
+    "q4cts.q4gsw_requant.small_device.n96_k100_g20_groups2",
     NULL,
 };
 

@@ -2,11 +2,13 @@
 // adamw_step.comp: one AdamW step (SPEC §2, torch.optim.AdamW), in place on param, m, v.
 //
 // Invocation i updates the vec4 i of its bindings; the invocation just past the
-// last whole vec4 does the 1-3 trailing scalars. The grid is folded (x * y), so
-// any count fits the device's group-count limits. A tensor larger than one
+// last whole vec4 does the 1-3 trailing scalars. The grid is folded (x * y * z,
+// q4_fold.glsl), so counts above one dimension's limit fit. A tensor larger than one
 // binding allows is split by the launcher into several dispatches over aligned
 // sub-ranges; `n` is the element count of this dispatch's range.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -36,8 +38,7 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    const uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256u +
-                   gl_LocalInvocationID.x;
+    const uint i = q4_flat_group() * 256u + gl_LocalInvocationID.x;
     const uint n4 = pc.n >> 2;
     if (i < n4) {
         vec4 p = p4[i], m = m4[i], v = v4[i];

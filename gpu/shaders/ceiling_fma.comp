@@ -4,6 +4,8 @@
 // invocation hide the FMA latency; each iteration is 8 * 4 FMAs = 64 flops. The
 // result is stored so that the compiler cannot drop the loop.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -16,7 +18,7 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint group = q4_flat_group();
     uint i = group * 256u + gl_LocalInvocationID.x;
     vec4 a0 = vec4(pc.seed + float(i & 7u)), a1 = a0 + 1.0, a2 = a0 + 2.0, a3 = a0 + 3.0;
     vec4 a4 = a0 + 4.0, a5 = a0 + 5.0, a6 = a0 + 6.0, a7 = a0 + 7.0;

@@ -11,6 +11,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 #include "q4_w4x8.glsl"
 
 layout(local_size_x = 256) in;
@@ -27,7 +28,7 @@ layout(push_constant) uniform P {
 
 void main()
 {
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint gid = q4_flat_group();
     uint c = gid * 8u + gl_LocalInvocationIndex / 32u, l = gl_LocalInvocationIndex % 32u;
     if (c >= pc.chunks)
         return;

@@ -9,6 +9,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 #include "q4_w4x8.glsl"
 
 layout(local_size_x = 64) in;
@@ -23,8 +24,7 @@ layout(push_constant) uniform P {
 
 void main()
 {
-    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
-             gl_LocalInvocationIndex;
+    uint i = q4_flat_group() * 64u + gl_LocalInvocationIndex;
     if (i >= pc.K / 4u * pc.N8)
         return;
     uint k4 = i / pc.N8, n8 = i % pc.N8;

@@ -23,6 +23,8 @@
 // exact zeros and loss 0 without reading the logits.
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 512, local_size_x_id = 0) in;   // a power of two, set by the launcher
 layout(constant_id = 1) const bool CACHED = false;     // the row fits CACHE vec4 per invocation
@@ -82,7 +84,7 @@ vec4 grad4(vec4 v, uint i, uint lab, float M, float S, float nv)
 
 void main()
 {
-    const uint r = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    const uint r = q4_flat_group();
     if (r >= pc.rows)
         return;   // the folded grid's excess; uniform per workgroup
     const uint t = gl_LocalInvocationID.x;

@@ -20,6 +20,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 #include "q4_w4x8.glsl"
 
 layout(local_size_x_id = 0) in;                // must be L * S
@@ -54,7 +55,7 @@ vec4 acc[MR][R];     // dx[m][4*k4 .. 4*k4+3] for this invocation's k4 rows
 
 void main()
 {
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint gid = q4_flat_group();
     if (gid >= pc.strips)
         return;
     uint tid = gl_LocalInvocationIndex;

@@ -21,6 +21,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 #include "q4_w4x8.glsl"
 
 layout(local_size_x_id = 0) in;                // must be NS * KT
@@ -57,7 +58,7 @@ vec4 acc[MR][2];     // y[m][n0 .. n0+3] and y[m][n0+4 .. n0+7], this slice's pa
 
 void main()
 {
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint gid = q4_flat_group();
     if (gid >= pc.strips)
         return;
     uint tid = gl_LocalInvocationIndex;

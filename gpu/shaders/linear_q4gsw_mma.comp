@@ -34,6 +34,8 @@
 #extension GL_NV_cooperative_matrix : require
 #extension GL_NV_integer_cooperative_matrix : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -100,7 +102,7 @@ void factors(uint mt, uint nt, uint b)
 
 void main()
 {
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint gid = q4_flat_group();
     if (gid >= pc.Mp / 64u * pc.tiles_n)
         return;
     uint sg = gl_SubgroupID;

@@ -20,6 +20,8 @@
 // shared-memory maximum (blk / 4 divides 256: blocks never straddle a workgroup).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -38,7 +40,7 @@ shared uint s_lossy;
 
 void main()
 {
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint gid = q4_flat_group();
     uint l = gl_LocalInvocationIndex, i = gid * 256u + l;
     uint b4 = pc.blk / 4u, K4 = pc.K / 4u;
     if (l < 64u)

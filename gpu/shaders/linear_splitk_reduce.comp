@@ -5,6 +5,8 @@
 // One invocation per vec4 of out, adding the slices in slice order, so the sum is
 // the same bit for bit on every run (no atomics, no scheduling dependence).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -21,8 +23,7 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256u +
-             gl_LocalInvocationIndex;
+    uint i = q4_flat_group() * 256u + gl_LocalInvocationIndex;
     if (i >= pc.count4)
         return;
     vec4 v = p4[i];

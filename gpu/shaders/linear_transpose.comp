@@ -7,6 +7,8 @@
 // half fall in 32 different banks), so that 32 invocations read, and write, 128
 // contiguous bytes. Tiles row-major over a folded grid (gpu/shaders/README.md).
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 32, local_size_y = 8) in;
 
@@ -21,7 +23,7 @@ shared float t[32][33];
 
 void main()
 {
-    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint tile = q4_flat_group();
     if (tile >= (pc.R + 31u) / 32u * pc.tiles_c)
         return;
     uint r0 = tile / pc.tiles_c * 32u, c0 = tile % pc.tiles_c * 32u;

@@ -55,6 +55,8 @@
 #ifndef Q4_GEMM_GLSL
 #define Q4_GEMM_GLSL
 
+#include "q4_fold.glsl"
+
 // Tile shape, chosen by the launcher from the device limits. The workgroup size
 // (local_size_x_id = 0) must be set to WG = (BM/TM) * (BN/TN).
 layout(local_size_x_id = 0) in;
@@ -104,8 +106,8 @@ void bs_store4(uint buf, uint kk, uint nn4, vec4 v)
 
 void main()
 {
-    // Folded grid: rebuild the flat tile index; the excess groups of the last row do nothing.
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    // Folded grid (q4_fold.glsl): the flat tile index; the excess groups do nothing.
+    uint gid = q4_flat_group();
     if (gid >= G_TILES_TOTAL * G_SPLITS)
         return;
     uint slice = gid / G_TILES_TOTAL;

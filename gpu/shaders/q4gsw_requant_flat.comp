@@ -10,6 +10,7 @@
 // (binding offsets are rounded down to the device's alignment).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -29,8 +30,7 @@ layout(push_constant) uniform Push {
 
 void main()
 {
-    const uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 256u +
-                   gl_LocalInvocationID.x;
+    const uint i = q4_flat_group() * 256u + gl_LocalInvocationID.x;
     if (i >= pc.words)
         return;
     // row and column of this word's first code (8 | K or the word spans two rows)

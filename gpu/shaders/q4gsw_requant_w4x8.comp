@@ -28,6 +28,7 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x_id = 0) in;                // WG, divides 8 * NB * TK4, a multiple of TK4
 layout(constant_id = 1) const uint NB = 2;     // block columns per tile
@@ -66,7 +67,7 @@ uint spread4(uint v)
 
 void main()
 {
-    const uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    const uint gid = q4_flat_group();
     if (gid >= pc.tiles)
         return;   // uniform per workgroup: no barrier is skipped by part of a group
     const uint tid = gl_LocalInvocationIndex;

@@ -10,6 +10,8 @@
 // 0xF0: no carry leaves a byte). It runs before linear_slice_i8 in the same
 // submission, so it also clears that pass's `lossy` flag.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "q4_fold.glsl"
 
 layout(local_size_x = 256) in;
 
@@ -30,7 +32,7 @@ uint widen(uint v)
 
 void main()
 {
-    uint gid = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint gid = q4_flat_group();
     uint i = gid * 256u + gl_LocalInvocationIndex;
     if (i == 0u)
         lossy = 0u;

@@ -8,7 +8,8 @@
  *    element lost to underflow in a block 2^160 wide, by an infinity and by a NaN;
  *  - the codes - 8 come back as int8 in staging order, rows N..Np-1 zero (odd N4);
  *  - with at most 3 workgroups a dimension the grids fold, and the spare workgroups
- *    write nothing past the buffers (guard words intact).
+ *    write nothing past the buffers (guard words intact); with at most 2 they fold
+ *    over z too, and every workgroup past the first x * y does its own share.
  * The GEMM that reads them runs only on the H200 (docs/perf.md). */
 #include <math.h>
 #include <stdlib.h>
@@ -208,14 +209,12 @@ START_TEST(lossy_flag)
 }
 END_TEST
 
-/* Folded grids: at most 3 workgroups a dimension (slice 8, unpack 4 workgroups as 3 x 3
- * and 3 x 2); the spare ones write nothing (dev_get checks the guard words). */
-START_TEST(folded_grids)
+/* The passes of one call with at most max_groups workgroups a dimension. */
+static void folded(uint32_t max_groups, int64_t M, int64_t N, int64_t K)
 {
-    rng_seed(3);
-    const q4vk_test_limits lim = {.max_groups = 3};
+    const q4vk_test_limits lim = {.max_groups = max_groups};
     CK_OK(q4vk_set_test_limits(ctx, &lim, &err_));
-    passes p = {.M = 100, .N = 36, .K = 64, .gs = 64};
+    passes p = {.M = M, .N = N, .K = K, .gs = 64};
     float *x = grid_x(p.M * p.K);
     uint8_t *c = random_codes(p.N * p.K);
     run_passes(x, c, &p);
@@ -226,6 +225,17 @@ START_TEST(folded_grids)
     CK_OK(q4vk_set_test_limits(ctx, NULL, &err_));
     free(x);
     free(c);
+}
+
+/* Folded grids: at most 3 workgroups a dimension (slice 8, unpack 4 workgroups as 3 x 3
+ * and 3 x 2); the spare ones write nothing (dev_get checks the guard words). At most 2
+ * (slice and unpack 8 workgroups each, K = 128): both as 2 x 2 x 2, so a kernel that
+ * ignored z would leave half its output unwritten. */
+START_TEST(folded_grids)
+{
+    rng_seed(3);
+    folded(3, 100, 36, 64);
+    folded(2, 50, 36, 128);
 }
 END_TEST
 

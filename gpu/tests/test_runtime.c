@@ -417,6 +417,40 @@ START_TEST(fold_groups)
     ck_assert(g[0] == lim && g[1] == 2 && g[2] == 1);
     q4vk_fold_groups(ctx, (uint64_t)lim * 1000 + 7, g);
     ck_assert(g[0] == lim && g[1] == 1001 && g[2] == 1);
+    /* The flat index (z * ny + y) * nx + x stays a uint32 for every group. */
+    const q4vk_device_info *info = q4vk_info(ctx);
+    if (info->max_group_count[0] >= 65535 && info->max_group_count[1] >= 65535 &&
+        info->max_group_count[2] >= 2) {
+        ck_assert(q4vk_fold_fits(info, 65535ull * 65535));
+        ck_assert(!q4vk_fold_fits(info, 65535ull * 65535 + 1));   /* 65535^2 x 2 groups */
+    }
+
+    /* Lowered to 2 a dimension: 5..8 groups fold over z too, 9 do not fit. */
+    q4_error err = { 0 };
+    const q4vk_test_limits two = { .max_groups = 2 };
+    ck_assert_int_eq(q4vk_set_test_limits(ctx, &two, &err), Q4_OK);
+    q4vk_fold_groups(ctx, 4, g);
+    ck_assert(g[0] == 2 && g[1] == 2 && g[2] == 1);
+    ck_assert_int_eq(q4vk_fold(ctx, "test_add", 5, g, &err), Q4_OK);
+    ck_assert(g[0] == 2 && g[1] == 2 && g[2] == 2);
+    ck_assert(q4vk_fold_fits(info, 8) && !q4vk_fold_fits(info, 9));
+    ck_assert_int_eq(q4vk_fold(ctx, "test_add", 9, g, &err), Q4_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "kernel test_add: 9 workgroups do not fit the device's "
+                         "maxComputeWorkGroupCount = (2, 2, 2) even folded over x, y and z"),
+                  "%s", err.msg);
+
+    /* 7 groups of 64 as 2 x 2 x 2: each group past the first four does its own share,
+     * the eighth none. */
+    const uint32_t n = 7 * 64 - 5, all = 8 * 64 + 16;
+    uint32_t *v;
+    q4vk_buffer *b = iota_buffer(ctx, all, 3, &v);
+    ck_assert_msg(run_n(ctx, pipeline(ctx, "test_add", NULL), b, n, NULL, &err) == Q4_OK, "%s",
+                  err.msg);
+    download(ctx, b, 0, v, all * sizeof *v);
+    for (uint32_t i = 0; i < all; i++)
+        ck_assert_msg(v[i] == 3 + i + (i < n ? 1 : 0), "v[%u] = %u", i, v[i]);
+    free(v);
+    q4vk_buffer_destroy(ctx, b);
     q4vk_destroy(ctx);
 }
 END_TEST

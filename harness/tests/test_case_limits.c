@@ -4,11 +4,16 @@
  * hand-built case whose limits the runtime refuses gets InternalError naming them,
  * not a run on the device's limits; the tensor-core forward's plan (on this device's
  * info, marked as having int8 cooperative matrices) names its fallback as such, and
- * an override of the fallback alone is refused. Skipped (77) without a Vulkan device. */
+ * an override of the fallback alone is refused. Grids folded over x, y and z: over a
+ * grid of small_device shapes no case ends in InternalError (each passes, or is
+ * NotSupported naming maxComputeWorkGroupCount), and a lowered case's GPU outputs are
+ * bit for bit those of the same inputs at the device's own limits. Skipped (77)
+ * without a Vulkan device. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "op.h"
 #include "plan.h"
 #include "runner.h"
 
@@ -86,11 +91,15 @@ START_TEST(tensor_core_plan_and_overrides)
     o.kernel = "linear_q4gsw_mma";
     ck_assert_int_eq(q4h_overrides_check_used(&opt, &c, 1, &tc, &err), Q4_OK);
     /* at 5 workgroups a dimension: 9 tiles and 12 + 12 pass workgroups fold into 5 x 5,
-     * 36 slice workgroups (K = 192) do not, so that case keeps the fp32 path */
+     * 36 slice workgroups (K = 192) into 5 x 5 x 2; at 3, 27 workgroups at most, those
+     * 36 do not fit, so that case keeps the fp32 path */
     c = parse("q4cts.linear_q4gsw.small_device.m130_n384_k64_g64_groups5");
     q4h_case_plan(&c, &tc, &p);
     ck_assert_int_eq(p.maybe_from, 3);
     c = parse("q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups5");
+    q4h_case_plan(&c, &tc, &p);
+    ck_assert_int_eq(p.maybe_from, 3);
+    c = parse("q4cts.linear_q4gsw.small_device.m130_n192_k192_g64_groups3");
     q4h_case_plan(&c, &tc, &p);
     ck_assert_int_eq(p.maybe_from, 0);
     for (int i = 0; i < p.n; i++)
@@ -115,6 +124,125 @@ START_TEST(refused_limits_are_an_internal_error)
 }
 END_TEST
 
+/* Shapes whose grids span 1 to 4 workgroups a dimension: from a single group, over
+ * x and y, over z (G^2 < groups <= G^3), to more than any fold holds; every path of
+ * every launcher (gemv, tiled, split-K, dense, and each op's one kernel). */
+static const char *const grid_shapes[] = {
+    "q4cts.adamw_step.small_device.n5003_t10_w1",                  /* 5 groups */
+    "q4cts.adamw_step.small_device.n40000_t10_w1",                 /* 40 */
+    "q4cts.dequantize.small_device.n96_k512_g32",                  /* 6 */
+    "q4cts.q4gsw_requant.small_device.n96_k100_g20",               /* 6 + 5 (flat) */
+    "q4cts.q4gsw_requant.small_device.n48_k512_g64",               /* 6 */
+    "q4cts.fused_ce.small_device.r7_v1001_p37",                    /* 7 rows */
+    "q4cts.fused_ce.small_device.r65_v8_p37",                      /* 65 rows */
+    "q4cts.linear_dW.small_device.m16_n192_k128",                  /* 6 tiles */
+    "q4cts.linear_q4gsw.small_device.m3_n200_k64_g32",             /* gemv: 7 strips */
+    "q4cts.linear_q4gsw.small_device.m3_n264_k64_g32",             /* 9 */
+    "q4cts.linear_q4gsw.small_device.m130_n768_k128_g64",          /* tiled: 36 tiles */
+    "q4cts.linear_q4gsw.small_device.m24_n256_k1040_g16_b1",       /* split: 8 + reduce 6 */
+    "q4cts.linear_q4gsw.small_device.m2050_n64_k64_g32",           /* dense: transpose 130 */
+    "q4cts.linear_q4gsw_backward.small_device.m3_n32_k64_g32",     /* gemv: 8 strips */
+    "q4cts.linear_q4gsw_backward.small_device.m257_n44_k96_g32",   /* tiled: 10 tiles */
+    "q4cts.linear_q4gsw_backward.small_device.m24_n1040_k256_g32", /* split over N */
+    "q4cts.linear_q4gsw_backward.small_device.m2050_n64_k16_g16",  /* dense */
+};
+
+START_TEST(no_internal_error_on_small_grids)
+{
+    for (size_t i = 0; i < sizeof grid_shapes / sizeof grid_shapes[0]; i++) {
+        for (int g = 1; g <= 4; g++) {
+            char name[Q4_CASE_NAME_MAX];
+            snprintf(name, sizeof name, "%s_groups%d", grid_shapes[i], g);
+            q4_case c = parse(name);
+            q4_result r = run(&c);
+            ck_assert_msg(r.verdict == Q4_PASS || r.verdict == Q4_NOT_SUPPORTED,
+                          "%s: %s: %s", name, q4_verdict_name(r.verdict), r.message);
+            ck_assert_msg(r.verdict == Q4_PASS ||
+                          strstr(r.message, "even folded over x, y and z"), "%s: %s", name,
+                          r.message);
+            char limit[64];
+            snprintf(limit, sizeof limit, "maxComputeWorkGroupCount = (%d, %d, %d)", g, g, g);
+            ck_assert_msg(r.verdict == Q4_PASS || strstr(r.message, limit), "%s: %s", name,
+                          r.message);
+        }
+    }
+    /* the two: no fold of 65539 rows fits 7 x 7 x 7; 10 tiles fold to 3 x 3 x 2 */
+    q4_case c = parse("q4cts.fused_ce.small_device.r65539_v8_p37_groups7");
+    q4_result r = run(&c);
+    ck_assert_int_eq(r.verdict, Q4_NOT_SUPPORTED);
+    ck_assert_msg(strstr(r.message, "kernel fused_ce: 65539 workgroups do not fit the device's "
+                         "maxComputeWorkGroupCount = (7, 7, 7)"), "%s", r.message);
+    c = parse("q4cts.linear_q4gsw_backward.small_device.m257_n44_k96_g32_groups3");
+    r = run(&c);
+    ck_assert_msg(r.verdict == Q4_PASS, "%s", r.message);
+}
+END_TEST
+
+/* The GPU's outputs of case c on inputs in, with the case's lowered limits or at the
+ * device's own (the truth only sizes the outputs). */
+static void gpu_outputs(const q4_case *c, const q4_inputs *in, bool lowered, q4h_outputs *out)
+{
+    const q4h_op *op = q4h_op_find(c->op);
+    const q4vk_test_limits lim = q4h_case_limits(c);
+    q4_error err = { 0 };
+    q4vk_timing t;
+    ck_assert_msg(q4vk_set_case_limits(ctx, lowered ? &lim : NULL, &err) == Q4_OK, "%s",
+                  err.msg);
+    ck_assert_msg(op->truth(c, in, out, &err) == Q4_OK, "%s", err.msg);
+    ck_assert_msg(q4h_gpu_run(ctx, op, c, in, out, &t, &err) == Q4_OK, "%s: %s", c->name,
+                  err.msg);
+}
+
+/* Cases whose grids fold over z (and one over y only): the fold changes no bit. */
+static const char *const folded_cases[] = {
+    "q4cts.adamw_step.small_device.n5003_t10_w1_groups2",
+    "q4cts.dequantize.small_device.n96_k512_g32_groups2",
+    "q4cts.q4gsw_requant.small_device.n96_k100_g20_groups2",
+    "q4cts.fused_ce.small_device.r7_v1001_p37_groups2",
+    "q4cts.linear_dW.small_device.m16_n192_k128_groups2",
+    "q4cts.linear_q4gsw.small_device.m3_n200_k64_g32_groups2",
+    "q4cts.linear_q4gsw.small_device.m130_n768_k128_g64_groups4",
+    "q4cts.linear_q4gsw.small_device.m24_n256_k1040_g16_b1_groups2",
+    "q4cts.linear_q4gsw.small_device.m2050_n776_k96_g32_groups6",
+    "q4cts.linear_q4gsw_backward.small_device.m3_n32_k64_g32_groups2",
+    "q4cts.linear_q4gsw_backward.small_device.m257_n44_k96_g32_groups3",
+    "q4cts.linear_q4gsw_backward.small_device.m130_n64_k192_g32_groups4",
+};
+
+START_TEST(folded_results_bit_identical)
+{
+    for (size_t i = 0; i < sizeof folded_cases / sizeof folded_cases[0]; i++) {
+        q4_case c = parse(folded_cases[i]);
+        q4_inputs in = { 0 };
+        q4_error err = { 0 };
+        ck_assert_msg(q4_case_inputs(&c, &in, &err) == Q4_OK, "%s", err.msg);
+        q4h_outputs low = { 0 }, full = { 0 };
+        gpu_outputs(&c, &in, true, &low);
+        gpu_outputs(&c, &in, false, &full);
+        ck_assert_int_eq(low.n, full.n);
+        for (int o = 0; o < low.n; o++) {
+            const q4h_output *a = &low.o[o], *b = &full.o[o];
+            ck_assert_int_eq(a->count, b->count);
+            if (a->got)
+                ck_assert_msg(!memcmp(a->got, b->got, (size_t)a->count * sizeof *a->got),
+                              "%s: output %s differs from the unlowered run", c.name, a->name);
+            if (a->got_code)
+                ck_assert_msg(!memcmp(a->got_code, b->got_code, (size_t)a->count),
+                              "%s: output %s differs from the unlowered run", c.name, a->name);
+            ck_assert_uint_eq(a->raw_bytes, b->raw_bytes);
+            if (a->raw)
+                ck_assert_msg(!memcmp(a->raw, b->raw, a->raw_bytes),
+                              "%s: output %s differs from the unlowered run", c.name, a->name);
+        }
+        q4h_outputs_free(&low);
+        q4h_outputs_free(&full);
+        q4_inputs_free(&in);
+    }
+    q4_error err = { 0 };
+    ck_assert(q4vk_set_case_limits(ctx, NULL, &err) == Q4_OK);
+}
+END_TEST
+
 int main(void)
 {
     q4_error err = { 0 };
@@ -128,6 +256,8 @@ int main(void)
     tcase_add_test(tc, plan_sees_the_case_limits);
     tcase_add_test(tc, refused_limits_are_an_internal_error);
     tcase_add_test(tc, tensor_core_plan_and_overrides);
+    tcase_add_test(tc, no_internal_error_on_small_grids);
+    tcase_add_test(tc, folded_results_bit_identical);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);   /* one context for every test */

@@ -1,6 +1,6 @@
 // q4vk: bindings=1 push=4
 // test_add.comp: data[i] += INC for i < n (runtime test kernel). The grid is folded
-// (q4vk_fold_groups): the flat group index is y * num_groups.x + x.
+// (q4vk_fold_groups): the flat group index is (z * num_groups.y + y) * num_groups.x + x.
 #version 450
 
 layout(local_size_x = 64) in;
@@ -11,7 +11,8 @@ layout(push_constant) uniform Push { uint n; } pc;
 
 void main()
 {
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint group = (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x +
+                 gl_WorkGroupID.x;
     uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (i < pc.n)
         data[i] += INC;

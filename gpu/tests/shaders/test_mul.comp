@@ -10,7 +10,8 @@ layout(push_constant) uniform Push { uint n; } pc;
 
 void main()
 {
-    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint group = (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x +
+                 gl_WorkGroupID.x;
     uint i = group * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
     if (i < pc.n)
         data[i] *= 3u;
