@@ -159,6 +159,7 @@ uint64_t q4c_fnv1a64_str(const char *s);
 typedef struct q4c_rng { uint64_t state; } q4c_rng;
 uint64_t q4c_mix64(uint64_t z);                       /* the splitmix64 finalizer */
 uint64_t q4c_next(q4c_rng *g);                        /* splitmix64 */
+q4c_rng q4c_at(q4c_rng g, int64_t i);                 /* g after i draws: a counter, O(1) */
 uint64_t q4c_below(q4c_rng *g, uint64_t n);           /* next % n, n >= 1 */
 int64_t q4c_range(q4c_rng *g, int64_t lo, int64_t hi); /* uniform integer in [lo, hi) */
 /* i * 2^e exactly, for |i| < 2^24; a result below the smallest normal becomes 0
@@ -190,6 +191,8 @@ void q4c_random_weight(q4c_rng *g, q4_case *c);
 q4c_rng q4c_stream(const q4_case *c, const char *tensor);
 /* Uniform in [-A, A) * 2^-e, i.e. about [-A/2^e, A/2^e); A <= 2^23. */
 void q4c_fill_sym(q4c_rng g, float *a, int64_t n, int64_t A, int e);
+/* Uniform in [lo, hi) * 2^e. */
+void q4c_fill_range(q4c_rng g, float *a, int64_t n, int64_t lo, int64_t hi, int e);
 /* Full 24-bit significands, sign random, exponent uniform in [emin, emax]: every
  * value normal (emin >= -126). */
 void q4c_fill_wide(q4c_rng g, float *a, int64_t n, int emin, int emax);

@@ -31,10 +31,18 @@ uint64_t q4c_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+#define Q4C_GAMMA 0x9e3779b97f4a7c15ull
+
 uint64_t q4c_next(q4c_rng *g)
 {
-    g->state += 0x9e3779b97f4a7c15ull;
+    g->state += Q4C_GAMMA;
     return q4c_mix64(g->state);
+}
+
+q4c_rng q4c_at(q4c_rng g, int64_t i)
+{
+    g.state += (uint64_t)i * Q4C_GAMMA;
+    return g;
 }
 
 /* A modulo: its bias is below n / 2^64, far under anything a test could see, and it

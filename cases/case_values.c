@@ -23,17 +23,35 @@ q4c_rng q4c_stream(const q4_case *c, const char *tensor)
     return g;
 }
 
+/* The fills below draw exactly one value per element, so element i's generator is the
+ * stream advanced by i draws (splitmix64 is a counter: q4c_at): they run on every core
+ * and give the same bits as one sequential pass, whatever the number of threads. */
 void q4c_fill_sym(q4c_rng g, float *a, int64_t n, int64_t A, int e)
 {
-    for (int64_t i = 0; i < n; i++) a[i] = q4c_exact(q4c_range(&g, -A, A), -e);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        q4c_rng gi = q4c_at(g, i);
+        a[i] = q4c_exact(q4c_range(&gi, -A, A), -e);
+    }
+}
+
+void q4c_fill_range(q4c_rng g, float *a, int64_t n, int64_t lo, int64_t hi, int e)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+        q4c_rng gi = q4c_at(g, i);
+        a[i] = q4c_exact(q4c_range(&gi, lo, hi), e);
+    }
 }
 
 void q4c_fill_bits(q4c_rng g, float *a, int64_t n, int bits, int emin, int emax)
 {
     /* (2^(bits-1) + m) * 2^(e - bits + 1): a significand of `bits` bits, leading bit set. */
     const uint64_t top = 1u << (bits - 1);
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        uint64_t r = q4c_next(&g);
+        q4c_rng gi = q4c_at(g, i);
+        uint64_t r = q4c_next(&gi);
         int64_t sig = (int64_t)(top | (r & (top - 1)));
         int e = emin + (int)((r >> 24) % (uint64_t)(emax - emin + 1));
         a[i] = q4c_exact((r >> 40) & 1 ? -sig : sig, e - bits + 1);

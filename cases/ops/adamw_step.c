@@ -141,9 +141,7 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4c_fill_sym(q4c_stream(c, "param"), in->param, n, 1 << 23, 23);         /* [-1, 1) */
     q4c_fill_sym(q4c_stream(c, "grad"), in->grad, n, 13421772, 27);          /* [-0.1, 0.1) */
     q4c_fill_sym(q4c_stream(c, "m"), in->m, n, 10737418, 30);                /* [-0.01, 0.01) */
-    q4c_rng g = q4c_stream(c, "v");
-    for (int64_t i = 0; i < n; i++)                                          /* [0, 1e-4) */
-        in->v[i] = q4c_exact(q4c_range(&g, 0, 13743895), -37);
+    q4c_fill_range(q4c_stream(c, "v"), in->v, n, 0, 13743895, -37);         /* [0, 1e-4) */
     adamw_hyper(c, &in->lr, &in->beta1, &in->beta2, &in->eps, &in->wd, &in->bc1, &in->bc2);
     if (q4c_values_is(c, "huge_grad")) {
         int emax = huge_grad_emax(in->beta2, in->bc2);

@@ -3,6 +3,7 @@
  * promises, in-contract inputs for every generated case, W_4X8 packing, masked rows,
  * AdamW hyper-parameters, and the special values of the requant families. */
 #include <check.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,26 @@ START_TEST(golden_hashes)
         }
     }
     ck_assert_msg(bad == 0, "%d golden input hashes changed (new values above)", bad);
+}
+END_TEST
+
+/* The element-wise fills run on every core (case_values.c): the same bits with one
+ * thread and with several, for every kind of fill (fixed point, full and short
+ * significands, the AdamW range fill) and a size that splits across threads. */
+START_TEST(same_bits_on_any_thread_count)
+{
+    static const char *const names[] = {
+        "q4cts.adamw_step.custom.n1000003_t7_w1", "q4cts.linear_q4gsw.custom.m1001_n8_k256_g32.wide",
+        "q4cts.linear_q4gsw.custom.m1001_n8_k256_g32.deep", "q4cts.fused_ce.custom.r9_v100003_p0",
+        "q4cts.adamw_step.custom.n1000003_t7_w1.huge_grad",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        omp_set_num_threads(1);
+        uint64_t one = inputs_hash(names[i], 5);
+        omp_set_num_threads(3);
+        uint64_t three = inputs_hash(names[i], 5);
+        ck_assert_msg(one == three, "%s: 1 and 3 threads give other inputs", names[i]);
+    }
 }
 END_TEST
 
@@ -501,6 +522,7 @@ int main(void)
     tcase_add_test(tc, buffers_per_op);
     tcase_add_test(tc, golden_hashes);
     tcase_add_test(tc, deterministic_and_seeded);
+    tcase_add_test(tc, same_bits_on_any_thread_count);
     tcase_add_test(tc, adamw_hyper);
     tcase_add_test(tc, fused_ce_masks);
     tcase_add_test(tc, requant_special_values);
