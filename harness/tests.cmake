@@ -1,7 +1,9 @@
 # tests.cmake: writes OUT, a CTest file with one test per op x family of CASELIST
 # (run by cmake -P after q4cts is built). Each test runs those cases on the default
 # device; labels: gpu and the op's name; each takes one device (RESOURCE_GROUPS gpus:1,
-# top-level CMakeLists.txt). No Vulkan device at all: the test is skipped.
+# top-level CMakeLists.txt). No Vulkan device at all: the test is skipped. TIMEOUT and
+# RUN_TIMEOUT (q4cts --timeout) are the top-level's hang catchers, Q4CTS_TEST_TIMEOUT and
+# Q4CTS_TEST_RUN_TIMEOUT: these tests are added when ctest runs, after q4_tests_policy.
 cmake_minimum_required(VERSION 3.25)
 execute_process(COMMAND ${Q4CTS} list --caselist ${CASELIST}
                 OUTPUT_VARIABLE names RESULT_VARIABLE rc ERROR_VARIABLE errors)
@@ -19,9 +21,9 @@ foreach(name IN LISTS names)
       list(APPEND seen "${op}.${family}")
       string(APPEND text
         "add_test(gpu.${op}.${family} \"${Q4CTS}\" run --caselist \"${CASELIST}\" "
-        "--filter \"q4cts.${op}.${family}.*\")\n"
+        "--filter \"q4cts.${op}.${family}.*\" --timeout ${RUN_TIMEOUT})\n"
         "set_tests_properties(gpu.${op}.${family} PROPERTIES LABELS \"gpu;${op}\" "
-        "SKIP_REGULAR_EXPRESSION \"no Vulkan device found\" TIMEOUT 600 "
+        "SKIP_REGULAR_EXPRESSION \"no Vulkan device found\" TIMEOUT ${TIMEOUT} "
         "RESOURCE_GROUPS \"gpus:1\")\n")
     endif()
   endif()

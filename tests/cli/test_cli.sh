@@ -190,7 +190,7 @@ else
   checks=$((checks + 1))
   "$q4cts" run --junit killed.xml --filter 'q4cts.*' >/dev/null 2>&1 &
   pid=$!
-  await '<testcase ' killed.xml
+  await '<testcase ' killed.xml $pid || fail "the run ended before it finished a case"
   kill -9 $pid; wait $pid 2>/dev/null
   junit_valid killed.xml
   grep -q '<testcase ' killed.xml || fail "killed.xml holds no finished case"
@@ -198,13 +198,12 @@ else
   [ "$(ls | grep -c 'killed\.xml\.')" -eq 0 ] || fail "a temp file of killed.xml was left behind"
   # SIGINT and SIGTERM: the worker is stopped, the reports are finished and say why,
   # the summary is printed, and the exit status is 128 + the signal.
-  alive() { local st; st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null); [ -n "$st" ] && [ "$st" != Z ]; }
   for sig in INT TERM; do
     checks=$((checks + 1))
     rm -f sig.xml sig.json
     "$q4cts" run --filter 'q4cts.*' --junit sig.xml --json sig.json >sig.out 2>&1 &
     pid=$!
-    await '<testcase ' sig.xml
+    await '<testcase ' sig.xml $pid || fail "SIG$sig: the run ended before it finished a case"
     worker=$(pgrep -P $pid | head -1)
     kill -$sig $pid; wait $pid; rc=$?
     want=$([ $sig = INT ] && echo 130 || echo 143)
@@ -215,17 +214,20 @@ else
     junit_valid sig.xml "SIG$sig"
     [ -n "$worker" ] && alive "$worker" && fail "SIG$sig: the worker $worker outlived the run"
   done
-  # A parent killed outright takes its worker with it, even mid-case (a case of seconds).
+  # A parent killed outright takes its worker with it, even mid-case (a case of seconds):
+  # on a terminal (on_tty.py), the live line of the case says that the worker began it.
   checks=$((checks + 1))
-  "$q4cts" run --filter q4cts.linear_q4gsw.custom.m512_n2048_k4096_g32 >/dev/null 2>&1 &
-  pid=$!
-  worker=
-  for _ in $(seq 1 100); do worker=$(pgrep -P $pid | head -1); [ -n "$worker" ] && break; sleep 0.1; done
-  sleep 1
-  kill -9 $pid; wait $pid 2>/dev/null
-  for _ in $(seq 1 20); do alive "$worker" || break; sleep 0.1; done
-  if [ -z "$worker" ]; then fail "no worker found under the run"
-  elif alive "$worker"; then fail "the worker $worker outlived its killed parent"; kill -9 "$worker"; fi
+  python3 "$src/tests/cli/on_tty.py" 200 "$q4cts" run --filter q4cts.linear_q4gsw.custom.m512_n2048_k4096_g32 >kill9.txt 2>&1 &
+  tty=$!
+  await '\[0/1\]' kill9.txt $tty
+  pid=$(pgrep -P $tty | head -1)
+  worker=$([ -n "$pid" ] && pgrep -P "$pid" | head -1)
+  if [ -z "$worker" ]; then fail "no worker found under the run: $(tr '\r' '\n' <kill9.txt | tail -3)"
+  else
+    kill -9 "$pid"
+    gone "$worker" || { fail "the worker $worker outlived its killed parent"; kill -9 "$worker"; }
+  fi
+  wait $tty 2>/dev/null
   # A failing case dumps .npy files and prints a repro line that fails again alone.
   if [ -n "$mutations" ] && [ -f "$mutations/adamw_no_bias_correction.spv" ]; then
     expect 1 'Fail' -- "$q4cts" run --filter "$one" --kernel "adamw_step=$mutations/adamw_no_bias_correction.spv" --dump-dir dumps

@@ -7,8 +7,7 @@ set -uo pipefail
 q4cts=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 "$q4cts" devices >/dev/null 2>&1 || { echo "no Vulkan device found"; exit 77; }
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+. "$src/tests/cli/expect.sh"
 
 "$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --warmup-ms 20 --json perf.json >out.txt 2>&1
 rc=$?
@@ -54,7 +53,7 @@ for sig in INT TERM; do
     rm -f sig.json
     "$q4cts" perf --caselist "$src/cases/perf-smoke.txt" --reps 3 --warmup 1 --warmup-ms 20 --json sig.json >sig.txt 2>&1 &
     pid=$!
-    for _ in $(seq 1 600); do grep -q '"median_ms"' sig.json 2>/dev/null && break; sleep 0.1; done
+    await '"median_ms"' sig.json $pid || fail "perf ended before SIG$sig could stop it"
     kill -$sig $pid; wait $pid; rc=$?
     want=$([ $sig = INT ] && echo 130 || echo 143)
     [ $rc -eq "$want" ] || fail "perf stopped by SIG$sig exited $rc, expected $want"

@@ -25,6 +25,10 @@ import time
 import urllib.error
 import urllib.request
 
+# Every wait below only turns a hang into a failure; none judges speed. A loaded
+# machine can take minutes to start Chromium or draw the page, so each waits this long.
+HANG_S = 600
+
 # What the page says about itself once drawn: per canvas its class, whether it has
 # pixels of more than one colour, and every resource the page fetched.
 PROBE = """
@@ -77,7 +81,7 @@ class Driver:
         self.proc = subprocess.Popen([chromedriver, f"--port={self.port}"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.session = None
-        deadline = time.time() + 30
+        deadline = time.time() + HANG_S
         while True:
             try:
                 if self.call("GET", "/status").get("ready"):
@@ -102,7 +106,7 @@ class Driver:
         req = urllib.request.Request(self.base + path, data=data, method=method,
                                      headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(req, timeout=120) as r:
+            with urllib.request.urlopen(req, timeout=HANG_S) as r:
                 return json.loads(r.read() or b"{}").get("value")
         except urllib.error.HTTPError as e:
             raise RuntimeError(f"WebDriver {method} {path}: {e.read().decode(errors='replace')[:500]}")
@@ -116,7 +120,7 @@ class Driver:
                 self.s("DELETE", "")
         finally:
             self.proc.terminate()
-            self.proc.wait(timeout=30)
+            self.proc.wait(timeout=HANG_S)
 
 
 def main():
@@ -145,7 +149,7 @@ def main():
             return 2
         try:
             d.s("POST", "/url", {"url": "file://" + os.path.abspath(a.page)})
-            deadline = time.time() + 60
+            deadline = time.time() + HANG_S
             while time.time() < deadline:
                 state = d.s("POST", "/execute/sync", {"script": PROBE, "args": []})
                 if state["ready"] or state["error"]:
