@@ -42,6 +42,10 @@ const char *q4_status_name(q4_status st);
  * its head and tail around "...". Returns buf (size > 0). */
 #define Q4_ECHO_MAX 160
 const char *q4_echo(const char *s, char *buf, size_t size);
+/* A buffer in which q4_echo escapes a text of up to 1024 bytes whole, never shortened:
+ * for untrusted text printed to the console (a device name read from case.json, a
+ * worker's message), so that no escape sequence reaches a terminal raw. */
+#define Q4_CLEAN_MAX (4 * 1024 + 1)
 
 /* Smallest positive normal fp32, 2^-126: scales must be 0 or at least this (SPEC §1). */
 #define Q4_FLT_MIN_NORMAL 1.17549435082228750797e-38

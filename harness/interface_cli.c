@@ -1,11 +1,67 @@
 /* interface_cli.c: the --interface files of one run (interface.h): loaded before any
  * case (one per op) and matched to the run's API, and their SPIR-V modules listed
  * beside the --kernel overrides for --shader-coverage and --bounds-check, which probe
- * every module a run may use. */
+ * every module a run may use. A float constant beyond fp32's range is refused here. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "interface.h"
+
+/* A constant float value beyond fp32's range: 1e39 became +inf in the kernel's
+ * push constants, silently. Q4_ERR_ARG naming the key; a value computed from a case's
+ * parameters is checked per case (q4h_if_eval_word). */
+static q4_status check_float(const q4h_iface *f, const char *key, q4h_ftype t,
+                             const q4h_expr *e, q4_error *err)
+{
+    q4h_xval v;
+    char shown[Q4_ECHO_MAX];
+    if ((t != Q4H_F_FLOAT && t != Q4H_F_VEC4) || !e || !q4h_expr_constant_value(e, &v) ||
+        !(fabs(q4h_xval_real(v)) > FLT_MAX))
+        return Q4_OK;
+    return q4_fail(err, Q4_ERR_ARG, "%s: %s: the value %g is beyond the range of fp32 (it "
+                   "would be %sinf); a float takes a finite fp32 value", q4_echo(f->path, shown,
+                   sizeof shown), key, q4h_xval_real(v), q4h_xval_real(v) < 0 ? "-" : "+");
+}
+
+static q4_status check_fields(const q4h_iface *f, const q4h_if_fields *fs, q4_error *err)
+{
+    q4_status st = Q4_OK;
+    for (int i = 0; i < fs->n && st == Q4_OK; i++) {
+        const int n = fs->f[i].type >= Q4H_F_IVEC4 ? 4 : 1;
+        for (int c = 0; c < n && st == Q4_OK; c++) {
+            char key[112];
+            snprintf(key, sizeof key, n == 1 ? "%s.value" : "%s.value[%d]", fs->f[i].key, c);
+            st = check_float(f, key, fs->f[i].type, fs->f[i].value[c], err);
+        }
+    }
+    return st;
+}
+
+static q4_status check_floats(const q4h_iface *f, q4_error *err)
+{
+    q4_status st = Q4_OK;
+    for (int k = 0; k < f->n_steps && st == Q4_OK; k++) {
+        const q4h_if_step *s = &f->steps[k];
+        st = check_fields(f, &s->push, err);
+        for (int b = 0; b < s->n_bind && st == Q4_OK; b++)
+            if (s->bind[b].kind == Q4H_BIND_UNIFORM)
+                st = check_fields(f, &s->bind[b].uniform, err);
+        for (int i = 0; i < s->n_spec && st == Q4_OK; i++) {
+            char key[112];
+            snprintf(key, sizeof key, "%s.value", s->spec[i].key);
+            st = check_float(f, key, s->spec[i].type, s->spec[i].value, err);
+        }
+        for (int i = 0; i < s->n_overrides && st == Q4_OK; i++) {
+            char key[112];
+            snprintf(key, sizeof key, "%s.value", s->overrides[i].key);
+            st = check_float(f, key, s->overrides[i].type, s->overrides[i].value, err);
+        }
+    }
+    return st;
+}
 
 q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, q4_error *err)
 {
@@ -13,6 +69,8 @@ q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, 
     q4_status st = f ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
         st = q4h_iface_load(paths[i], &f[i], err);
+        if (st == Q4_OK)
+            st = check_floats(f[i], err);
         for (size_t j = 0; st == Q4_OK && j < i; j++)
             if (f[j]->op == f[i]->op)
                 st = q4_fail(err, Q4_ERR_ARG, "--interface: %s and %s both describe op %s; give "

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "runner.h"
 #include "select.h"
+#include "shown.h"
 #include "shader_coverage.h"
 #include "stop.h"
 #include "webgpu_run.h"
@@ -32,7 +33,7 @@
 
 static int fail_usage(const q4_error *err)
 {
-    fprintf(stderr, "q4cts: %s\n", err->msg);
+    q4h_say(err->msg);   /* escaped: a message may quote a worker, a driver or a file */
     if (err->status == Q4_ERR_ARG)
         fprintf(stderr, "Try 'q4cts --help'.\n");
     return EXIT_USAGE;
@@ -54,12 +55,13 @@ static int cmd_devices(const q4h_cli *cli)
         return fail_usage(&err);
     for (int i = 0; i < count && i < 16; i++) {
         char api[32];
+        q4h_device_shown d;
+        q4h_device_shown_of(&infos[i], &d);
         api_string(infos[i].api_version, api, sizeof api);
         printf("%d: %s (%s, vendor 0x%04x)\n   driver %s %s (%s), Vulkan %s\n   uuid %s\n"
                "   int8 cooperative matrices (linear_q4gsw's tensor-core path): %s\n",
-               infos[i].index, infos[i].name, infos[i].type, infos[i].vendor_id,
-               infos[i].driver_name, infos[i].driver_version_str, infos[i].driver_info, api,
-               infos[i].uuid, infos[i].coopmat_s8 ? "yes" : "no");
+               infos[i].index, d.name, d.type, infos[i].vendor_id, d.driver, d.version, d.info,
+               api, infos[i].uuid, infos[i].coopmat_s8 ? "yes" : "no");
     }
     return 0;
 }
@@ -203,12 +205,12 @@ static q4_status on_device(void *user, int worker, const q4vk_device_info *info,
         printf("device: ");
     else
         printf("device (worker %d): ", worker + 1);
+    q4h_device_shown d;   /* the worker's or the driver's words, escaped */
+    q4h_device_shown_of(info, &d);
     if (s->cli->api == Q4H_API_WEBGPU)
-        printf("%s (WebGPU), driver %s %s, %s\n", info->name, info->driver_name,
-               info->driver_version_str, info->driver_info);
+        printf("%s (WebGPU), driver %s %s, %s\n", d.name, d.driver, d.version, d.info);
     else
-        printf("%s (%s), driver %s %s, Vulkan %s\n", info->name, info->type,
-               info->driver_name, info->driver_info, api);
+        printf("%s (%s), driver %s %s, Vulkan %s\n", d.name, d.type, d.driver, d.info, api);
     if (!first)
         return Q4_OK;
     snprintf(s->first_uuid, sizeof s->first_uuid, "%s", info->uuid);
@@ -294,6 +296,64 @@ static q4_status check_paths(const q4h_cli *cli, q4h_iface *const *ifaces, q4_er
     return st;
 }
 
+/* The op that --kernel NAME=FILE replaces a kernel of (NAME a kernel or an op), or NULL. */
+static const char *kernel_op(const char *arg)
+{
+    int n_ops;
+    const q4h_op *const *ops = q4h_ops(&n_ops);
+    const char *eq = strchr(arg, '=');
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    for (int o = 0; o < n_ops; o++) {
+        if (strlen(ops[o]->name) == len && !strncmp(ops[o]->name, arg, len))
+            return ops[o]->name;
+        for (int j = 0; ops[o]->kernels && ops[o]->kernels[j]; j++)
+            if (strlen(ops[o]->kernels[j]) == len && !strncmp(ops[o]->kernels[j], arg, len))
+                return ops[o]->name;
+    }
+    return NULL;
+}
+
+/* Each --interface file is for an op the selection runs (a file no case used was
+ * accepted and did nothing), and no op is replaced both by --kernel and --interface
+ * (which of the two ran was left to the launcher). A sharded run asks of the whole
+ * selection: a shard may hold no case of the op. */
+static q4_status check_replacements(const q4h_cli *cli, q4h_iface *const *ifaces,
+                                    const q4_case *cases, size_t n, q4_error *err)
+{
+    q4_case *all = NULL;
+    size_t n_all = n;
+    q4_status st = Q4_OK;
+    char shown[Q4_ECHO_MAX], kshown[Q4_ECHO_MAX];
+    if (cli->shard_n > 1 && cli->n_interfaces) {
+        q4h_cli whole = *cli;
+        whole.shard_i = 0;
+        whole.shard_n = 1;
+        if ((st = q4h_select(&whole, &all, &n_all, err)) != Q4_OK)
+            return st;
+        cases = all;
+    }
+    for (size_t i = 0; i < cli->n_interfaces && st == Q4_OK; i++) {
+        const char *op = ifaces[i]->op->op;
+        bool used = false;
+        for (size_t c = 0; c < n_all && !used; c++)
+            used = !strcmp(cases[c].op, op);
+        q4_echo(cli->interface_args[i], shown, sizeof shown);
+        if (!used)
+            st = q4_fail(err, Q4_ERR_ARG, "--interface %s is for op %s, which no selected case "
+                         "runs; select its cases (--filter 'q4cts.%s.*') or leave the file out",
+                         shown, op, op);
+        for (size_t k = 0; k < cli->n_kernels && st == Q4_OK; k++) {
+            const char *kop = kernel_op(cli->kernel_args[k]);
+            if (kop && !strcmp(kop, op))
+                st = q4_fail(err, Q4_ERR_ARG, "--kernel %s and --interface %s both replace op "
+                             "%s; give one of them", q4_echo(cli->kernel_args[k], kshown,
+                             sizeof kshown), shown, op);
+        }
+    }
+    free(all);
+    return st;
+}
+
 static void on_begin(void *user, const q4_case *c)
 {
     run_state *s = user;
@@ -339,7 +399,7 @@ static void report_coverage(run_state *s, const q4h_shcov *shcov)
 static void on_problem(void *user, const char *why)
 {
     run_state *s = user;
-    fprintf(stderr, "q4cts: %s\n", why);
+    q4h_say(why);
     if (!s->problem[0])
         snprintf(s->problem, sizeof s->problem, "%s", why);
 }
@@ -407,6 +467,7 @@ static int cmd_run(const q4h_cli *cli)
         ((cli->shader_coverage || cli->bounds_check) &&
          q4h_shcov_create(modules, n_modules, cli->shader_coverage != NULL,
                           cli->bounds_check != 0, &shcov, &err) != Q4_OK) ||
+        check_replacements(cli, ifaces, cases, n, &err) != Q4_OK ||
         check_paths(cli, ifaces, &err) != Q4_OK ||
         (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
         q4h_shcov_free(shcov);
@@ -531,6 +592,9 @@ static int run_command(q4h_cli *cli)
         (check_paths(cli, NULL, &err) != Q4_OK ||
          (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)))
         return fail_usage(&err);
+    if (!strcmp(cli->command, "perf") && cli->api == Q4H_API_WEBGPU &&
+        q4h_webgpu_check_kernels(cli->kernel_args, cli->n_kernels, &err) != Q4_OK)
+        return fail_usage(&err);   /* the worker and its kernels are there */
     if (!strcmp(cli->command, "perf"))
         return q4h_perf(cli);
     if (!strcmp(cli->command, "replay"))

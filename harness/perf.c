@@ -30,6 +30,7 @@
 #include "q4report.h"
 #include "runner.h"
 #include "select.h"
+#include "shown.h"
 #include "stop.h"
 #include "webgpu_run.h"
 
@@ -128,10 +129,12 @@ static void perf_child(void *user, void *out)
                     : q4h_webgpu_perf_task(&p, task->c, &reply->info, &reply->ceil, t, &reply->err);
         if (reply->st == Q4_OK && task->c)
             rate(q4h_op_find(task->c->op), task->c, &task->ceil, t, cli->perf_reps, &reply->r);
-        else if (reply->st == Q4_OK)
-            printf("device: %s (WebGPU), driver %s %s, %s\n", reply->info.name,
-                   reply->info.driver_name, reply->info.driver_version_str,
-                   reply->info.driver_info);
+        else if (reply->st == Q4_OK) {
+            q4h_device_shown d;   /* the worker's words, escaped */
+            q4h_device_shown_of(&reply->info, &d);
+            printf("device: %s (WebGPU), driver %s %s, %s\n", d.name, d.driver, d.version,
+                   d.info);
+        }
         free(t);
         return;
     }
@@ -189,7 +192,7 @@ int q4h_perf(const q4h_cli *cli)
         sel.caselists[sel.n_caselists++] = Q4CTS_CASES_DIR "/perf.txt";
     if ((cli->baseline && q4h_baseline_load(cli->baseline, &baseline, &err) != Q4_OK) ||
         q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK) {
-        fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4h_say(err.msg);
         q4h_baseline_free(baseline);
         return 2;
     }
@@ -222,7 +225,7 @@ int q4h_perf(const q4h_cli *cli)
     if (st == Q4_OK)
         st = q4h_overrides_check_used(&opt, cases, n, &reply->info, &err);
     if (st != Q4_OK) {
-        fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4h_say(err.msg);
         if (q4h_stop_signal())   /* stopped while measuring the ceilings */
             printf("result: INCOMPLETE (%s), 0 of %zu cases timed\n", q4h_stop_reason(), n);
         free(reply);
@@ -278,7 +281,7 @@ int q4h_perf(const q4h_cli *cli)
     if (cli->json && q4_perf_json_open(cli->json, props, n_props, ceil.copy_gbs,
                                        ceil.fma_tflops,
                                        ceil.dispatch_us, &json, &err) != Q4_OK) {
-        fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4h_say(err.msg);
         rc = 2;
         n = 0;   /* no report, no run: the user asked for one */
     }
@@ -293,8 +296,9 @@ int q4h_perf(const q4h_cli *cli)
         snprintf(r.name, sizeof r.name, "%s", cases[i].name);
         snprintf(r.op, sizeof r.op, "%s", cases[i].op);
         if (reply->st != Q4_OK) {
+            char shown[Q4_CLEAN_MAX];   /* a worker's message: escaped */
             snprintf(r.error, sizeof r.error, "%.190s", reply->err.msg);
-            printf("%-58s error: %s\n", r.name, r.error);
+            printf("%-58s error: %s\n", r.name, q4_echo(r.error, shown, sizeof shown));
             rc = rc ? rc : 1;
             errors++;
         } else {
@@ -311,14 +315,14 @@ int q4h_perf(const q4h_cli *cli)
             printf("\n");
         }
         if (json && q4_perf_json_add(json, &r, &err) != Q4_OK) {
-            fprintf(stderr, "q4cts: %s\n", err.msg);
+            q4h_say(err.msg);
             rc = 2;
         }
     }
     if (q4h_stop_signal())
         q4_perf_json_set_stopped(json, q4h_stop_reason());
     if (q4_perf_json_close(json, &err) != Q4_OK) {
-        fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4h_say(err.msg);
         rc = 2;
     }
     if (regressions) {

@@ -25,6 +25,7 @@
 #include "judge.h"
 #include "overrides.h"
 #include "q4report.h"
+#include "shown.h"
 
 #define EXIT_USAGE 2
 
@@ -92,13 +93,16 @@ static void rerun_child(void *user, void *out)
     memset(reply, 0, sizeof *reply);
     reply->st = q4h_open_device(t->opt, false, &ctx, &reply->err);
     if (reply->st == Q4_OK) {
-        const q4vk_device_info *info = q4vk_info(ctx);
-        printf("device: %s (%s), driver %s %s\n", info->name, info->type, info->driver_name,
-               info->driver_info);
-        if (t->m->n_kernels && !t->cli->n_kernels)
+        q4h_device_shown d;
+        q4h_device_shown_of(q4vk_info(ctx), &d);
+        printf("device: %s (%s), driver %s %s\n", d.name, d.type, d.driver, d.info);
+        if (t->m->n_kernels && !t->cli->n_kernels) {   /* case.json's words: escaped */
+            char k[4 * 256 + 1], f[4 * 256 + 1];
             printf("note: the dump was made with --kernel %s=%s; this rerun runs the built-in "
-                   "kernels (give --kernel to run that one)\n", t->m->kernels[0][0],
-                   t->m->kernels[0][1]);
+                   "kernels (give --kernel to run that one)\n",
+                   q4_echo(t->m->kernels[0][0], k, sizeof k),
+                   q4_echo(t->m->kernels[0][1], f, sizeof f));
+        }
         reply->st = q4h_run_case_on(t->opt, &ctx, t->c, t->in, &reply->r);
     }
     if (ctx)
@@ -191,10 +195,15 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
                      m->name, c.op);
     if (st == Q4_OK) {
         q4h_run_options opt = { .strict = cli->strict };
-        printf("replay: %s (seed %llu) from %s\n", m->name, (unsigned long long)m->seed, dir);
+        char shown[Q4_CLEAN_MAX], device[4 * 256 + 1], driver[4 * 256 + 1], info[4 * 256 + 1];
+        printf("replay: %s (seed %llu) from %s\n", m->name, (unsigned long long)m->seed,
+               q4_echo(dir, shown, sizeof shown));
+        /* the device as case.json names it: escaped, a dump is untrusted */
         printf("dumped: %s, worst margin %.3g, statistical %.3g, on %s (driver %s %s)\n",
                q4_verdict_name(m->result.verdict), m->result.worst_margin, m->result.stat_margin,
-               m->device[0] ? m->device : "an unknown device", m->driver, m->driver_info);
+               m->device[0] ? q4_echo(m->device, device, sizeof device) : "an unknown device",
+               q4_echo(m->driver, driver, sizeof driver),
+               q4_echo(m->driver_info, info, sizeof info));
         if (cli->rerun) {
             st = rerun(cli, dir, m, op, &c, &r, err);
         } else {
@@ -266,9 +275,11 @@ int q4h_replay(const q4h_cli *cli)
     q4_status st = Q4_OK;
 
     if (n == 0) {
+        char shown[Q4_ECHO_MAX];
+        q4_echo(cli->operand, shown, sizeof shown);
         fprintf(stderr, "q4cts: cannot read %s/case.json, and %s holds no case folder with one "
                 "(replay takes the folder of one case, DIR/<case name> of --dump-dir, or DIR "
-                "itself)\n", cli->operand, cli->operand);
+                "itself)\n", shown, shown);
         free(dirs);
         return EXIT_USAGE;
     }
@@ -283,7 +294,7 @@ int q4h_replay(const q4h_cli *cli)
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
         q4_status one = replay_one(cli, dirs[i], &sinks, &err);
         if (one == Q4_ERR_ARG || one == Q4_ERR_IO) { /* a malformed dump: say so, go on */
-            fprintf(stderr, "q4cts: %s\n", err.msg);
+            q4h_say(err.msg);
             bad++;
         } else {
             st = one;
@@ -296,7 +307,7 @@ int q4h_replay(const q4h_cli *cli)
     closed = q4_json_close(sinks.json, &err);
     st = st != Q4_OK ? st : closed;
     if (st != Q4_OK)
-        fprintf(stderr, "q4cts: %s\n", err.msg);
+        q4h_say(err.msg);
     int rc = st != Q4_OK || bad ? EXIT_USAGE : q4_console_not_ok(sinks.console) ? 1 : 0;
     q4_console_free(sinks.console);
     for (size_t i = 0; i < n; i++)

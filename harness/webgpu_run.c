@@ -3,18 +3,23 @@
  * (see webgpu_run.h). */
 #include "webgpu_run.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device_io.h"
 #include "dump.h"
+#include "files.h"
 #include "interface.h"
 #include "judge.h"
 #include "op.h"
+#include "shown.h"
 #include "stop.h"
 #include "webgpu_worker.h"
 
@@ -483,12 +488,71 @@ q4_status q4h_webgpu_devices(q4_error *err)
     if (st != Q4_OK)
         return st;
     const q4vk_device_info *i = &s.a.info;
+    q4h_device_shown d;   /* the worker's words, escaped */
+    char features[Q4_CLEAN_MAX];
+    q4h_device_shown_of(i, &d);
     printf("0: %s (WebGPU adapter)\n   driver %s %s (%s)\n   timestamps %s, "
            "maxStorageBufferBindingSize %llu, maxBufferSize %llu\n   features %s\n",
-           i->name, i->driver_name, i->driver_version_str, i->driver_info,
+           d.name, d.driver, d.version, d.info,
            i->timestamps ? "yes" : "no", (unsigned long long)s.a.max_binding,
-           (unsigned long long)s.a.max_buffer, s.a.features);
+           (unsigned long long)s.a.max_buffer, q4_echo(s.a.features, features, sizeof features));
     close_worker(&s);
+    return Q4_OK;
+}
+
+/* The worker and its kernels' folder exist: a missing Q4CTS_WGSL_DIR made every case
+ * an InternalError, one by one, instead of one set-up error before the run. */
+static q4_status check_worker_files(const q4h_wg_paths *p, q4_error *err)
+{
+    char shown[Q4_ECHO_MAX];
+    const char *env = getenv("Q4CTS_WGSL_DIR");
+    struct stat st;
+    int fd = q4_open_regular(p->worker, NULL);
+    if (fd < 0)
+        return q4_fail(err, Q4_ERR_ARG, "the WebGPU worker %s cannot be read (%s): "
+                       "Q4CTS_WEBGPU_DIR must name the gpu/webgpu folder of the q4cts source "
+                       "(docs/webgpu.md)", q4_echo(p->worker, shown, sizeof shown),
+                       q4_file_strerror(errno));
+    close(fd);
+    DIR *d = stat(p->wgsl, &st) == 0 && S_ISDIR(st.st_mode) ? opendir(p->wgsl) : NULL;
+    bool any = false;
+    for (struct dirent *e = d ? readdir(d) : NULL; e && !any; e = readdir(d)) {
+        size_t len = strlen(e->d_name);
+        any = len > 5 && !strcmp(e->d_name + len - 5, ".wgsl");
+    }
+    if (d)
+        closedir(d);
+    if (!any)
+        return q4_fail(err, Q4_ERR_ARG, "the WGSL kernels' folder %s%s %s: %s (docs/webgpu.md)",
+                       q4_echo(p->wgsl, shown, sizeof shown),
+                       env && env[0] ? " (Q4CTS_WGSL_DIR)" : "",
+                       !d && stat(p->wgsl, &st) != 0 ? "does not exist"
+                       : !d ? "is not a folder" : "holds no .wgsl kernel",
+                       env && env[0] ? "set Q4CTS_WGSL_DIR to the gpu/wgsl folder of the q4cts "
+                                       "source, or unset it"
+                                     : "the q4cts source's gpu/wgsl is expected there");
+    return Q4_OK;
+}
+
+/* --kernel NAME=FILE.wgsl: FILE is WGSL text. A SPIR-V module given as WGSL reached
+ * the worker, and Dawn said "illegal character '\0'" for each case. */
+static q4_status check_wgsl_file(const char *arg, const char *file, q4_error *err)
+{
+    char shown[Q4_ECHO_MAX], fshown[Q4_ECHO_MAX];
+    size_t size;
+    q4_echo(arg, shown, sizeof shown);
+    q4_echo(file, fshown, sizeof fshown);
+    char *text = q4_read_regular(file, Q4H_IF_MAX_WGSL_BYTES, &size);
+    if (!text)
+        return q4_fail(err, Q4_ERR_ARG, "--kernel '%s': cannot read %s: %s", shown, fshown,
+                       errno == EFBIG ? "larger than 256 KiB" : q4_file_strerror(errno));
+    const bool spirv = size >= 4 && !memcmp(text, "\x03\x02\x23\x07", 4);
+    const bool nul = strlen(text) != size;
+    free(text);
+    if (spirv || nul)
+        return q4_fail(err, Q4_ERR_ARG, "--kernel '%s': %s is %s; with --api webgpu a kernel is "
+                       "WGSL source text (docs/webgpu.md)", shown, fshown,
+                       spirv ? "a SPIR-V module" : "not text (it holds a NUL byte)");
     return Q4_OK;
 }
 
@@ -497,7 +561,8 @@ q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *
     char buf[8192], path[8400], shown[Q4_ECHO_MAX];
     q4h_wg_paths p;
     q4h_wg_paths_get(&p, buf, sizeof buf);
-    for (size_t i = 0; i < n; i++) {
+    q4_status st = check_worker_files(&p, err);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
         const char *eq = strchr(args[i], '=');
         size_t len = eq ? (size_t)(eq - args[i]) : 0;
         bool name_ok = len > 0 && len < 64 && strspn(args[i], "abcdefghijklmnopqrstuvwxyz0123456789_") == len;
@@ -507,11 +572,9 @@ q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *
             return q4_fail(err, Q4_ERR_ARG, "--kernel '%s': with --api webgpu, NAME=FILE.wgsl "
                            "where NAME is a WGSL kernel of %s (docs/webgpu.md)",
                            q4_echo(args[i], shown, sizeof shown), p.wgsl);
-        if (access(eq + 1, R_OK) != 0)
-            return q4_fail(err, Q4_ERR_ARG, "--kernel '%s': cannot read %s",
-                           q4_echo(args[i], shown, sizeof shown), eq + 1);
+        st = check_wgsl_file(args[i], eq + 1, err);
     }
-    return Q4_OK;
+    return st;
 }
 
 /* ---- perf (perf.c calls this in a child process of its own per task) ---- */

@@ -72,13 +72,29 @@ void q4_console_set_live(q4_console *c, int live)
         c->live = live != 0;
 }
 
-/* Prints s (at most max bytes) with control bytes as '?'; a newline, where allowed,
- * continues on a new line under `indent`, so a multi-line message stays in its block. */
+/* Prints s (at most max bytes) with ASCII control bytes as '?', and every run of
+ * other bytes as q4_echo shows it: valid UTF-8 as it is, but C1 controls (0x9B is a
+ * CSI to some terminals), invisible and direction marks and invalid bytes escaped. A
+ * newline, where allowed, continues on a new line under `indent`, so a multi-line
+ * message stays in its block. */
 static void put_clean(FILE *f, const char *s, size_t max, const char *indent)
 {
     size_t n = strnlen(s, max);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n;) {
         unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x80) {
+            char run[256], shown[4 * sizeof run + 1];
+            size_t k = 0;
+            while (i + k < n && (unsigned char)s[i + k] >= 0x80 && k < sizeof run - 4)
+                k++;
+            while (i + k < n && k < sizeof run - 1 && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+                k++;   /* a cut never splits a character */
+            memcpy(run, s + i, k);
+            run[k] = '\0';
+            fputs(q4_echo(run, shown, sizeof shown), f);
+            i += k;
+            continue;
+        }
         if (ch == '\n' && indent)
             fprintf(f, "\n%s", indent);
         else if (ch == '\t')
@@ -87,6 +103,7 @@ static void put_clean(FILE *f, const char *s, size_t max, const char *indent)
             fputc('?', f);
         else
             fputc(ch, f);
+        i++;
     }
 }
 

@@ -288,6 +288,28 @@ START_TEST(control_bytes_are_neutralised)
 }
 END_TEST
 
+/* Beyond ASCII: a C1 control (raw 0x9B, or U+009B in UTF-8: a CSI to some terminals),
+ * a direction override and invalid UTF-8 are escaped as q4_echo shows them; valid
+ * UTF-8 text stays as it is. */
+START_TEST(c1_controls_and_marks_are_escaped)
+{
+    FILE *f = tmpfile();
+    q4_console *c = q4_console_new(f, 1, 0);
+    q4_result r;
+    tu_result(&r, Q4_CRASH, 0);
+    snprintf(r.message, sizeof r.message, "lost \x9b" "2J and \xc2\x9b" "31m, caf\xc3\xa9 \xe2\x80\xae" "evil");
+    q4_console_result(c, &r);
+    char *t = slurp(f);
+    ck_assert_ptr_null(strstr(t, "\x9b"));
+    ck_assert_ptr_null(strstr(t, "\xc2\x9b"));
+    ck_assert_ptr_null(strstr(t, "\xe2\x80\xae"));
+    assert_line(t, "    message: lost \\x9B2J and \\u009B31m, caf\xc3\xa9 \\u202Eevil");
+    q4_console_free(c);
+    fclose(f);
+    free(t);
+}
+END_TEST
+
 START_TEST(null_console_is_harmless)
 {
     q4_result r;
@@ -319,6 +341,7 @@ int main(void)
     tcase_add_test(tc, live_line_when_forced);
     tcase_add_test(tc, baseline_summary);
     tcase_add_test(tc, control_bytes_are_neutralised);
+    tcase_add_test(tc, c1_controls_and_marks_are_escaped);
     tcase_add_test(tc, null_console_is_harmless);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
