@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "files.h"
+#include "json_text.h"
 
 #define EXPECTED "expected the --json of a 'q4cts perf' run"
 
@@ -57,22 +58,21 @@ static json_object *parse(const char *shown, const char *text, size_t len, q4_er
         q4_fail(err, Q4_ERR_ARG, "the baseline %s is empty; " EXPECTED, shown);
         return NULL;
     }
-    json_tokener *tok = json_tokener_new();
-    if (!tok || len > (size_t)INT32_MAX) {
-        json_tokener_free(tok);
-        q4_fail(err, Q4_ERR_NOMEM, "cannot parse the baseline %s: out of memory", shown);
-        return NULL;
-    }
-    json_object *doc = json_tokener_parse_ex(tok, text, (int)len);
-    enum json_tokener_error je = json_tokener_get_error(tok);
-    size_t end = json_tokener_get_parse_end(tok);
-    json_tokener_free(tok);
-    if (!doc || je != json_tokener_success || strlen(text) != len || !blank(text + end, len - end)) {
-        q4_fail(err, Q4_ERR_ARG, "the baseline %s is not JSON (%s); " EXPECTED, shown,
-                je != json_tokener_success ? json_tokener_error_desc(je)
-                : strlen(text) != len ? "it holds a NUL byte" : "text follows the value");
-        json_object_put(doc);
-        return NULL;
+    /* strictly JSON (json_text.h): NaN, a key twice, comments ... are refused */
+    char what[Q4_ECHO_MAX + 16];
+    q4_error why = { 0 };
+    snprintf(what, sizeof what, "the baseline %s", shown);
+    json_object *doc = q4h_json_parse_object(text, len, what, &why);
+    if (!doc) {
+        const char *reason = why.msg;   /* "WHAT is not valid JSON: why (line L, ...)" */
+        if (!strncmp(reason, what, strlen(what)))
+            reason += strlen(what) + strspn(reason + strlen(what), " ");
+        static const char *const lead[] = { "is not valid JSON here: ", "is not valid JSON: " };
+        for (int i = 0; i < 2; i++)
+            if (!strncmp(reason, lead[i], strlen(lead[i])))
+                reason += strlen(lead[i]);
+        q4_fail(err, why.status == Q4_ERR_NOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
+                "the baseline %s is not JSON (%s); " EXPECTED, shown, reason);
     }
     return doc;
 }

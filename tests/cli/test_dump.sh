@@ -138,7 +138,32 @@ corrupt badcase && sed -i 's/m1_n4_k16_g16_b1/m1_n5_k16_g16_b1/' bad/badcase/cas
 expect 2 'N = 5 must be a multiple of 4' -- "$q4cts" replay bad/badcase
 corrupt huge && "$python" -c "import json; p = 'bad/huge/case.json'; c = json.load(open(p))
 c['outputs'][0]['shape'] = [2**62, 2**62]; json.dump(c, open(p, 'w'))"
-expect 2 'output y has more than 2\^40 elements' -- "$q4cts" replay bad/huge
+expect 2 'outputs\[0\].shape must be a shape of at most 2\^40 elements' -- "$q4cts" replay bad/huge
+# Sizes from case.json are checked before memory is taken: a shape of 2^35 elements
+# (under 2^40, so case.json reads) is not the case's, and is refused before anything
+# is allocated for it (it was 3 x 256 GiB); so are outputs the case does not have, or
+# none at all (which judged nothing: a Pass); a dot product of 2^62 terms is refused.
+corrupt big && "$python" -c "import json; p = 'bad/big/case.json'; c = json.load(open(p))
+c['outputs'][0]['shape'] = [32768, 1048576]; json.dump(c, open(p, 'w'))"
+expect 2 "output y has shape \(32768, 1048576\); case $linear's is \(1, 4\)" -- "$q4cts" replay bad/big
+corrupt none && "$python" -c "import json; p = 'bad/none/case.json'; c = json.load(open(p))
+c['outputs'] = []; json.dump(c, open(p, 'w'))"
+expect 2 "case.json lists 0 outputs; case $linear has 1 \(y\)" -- "$q4cts" replay bad/none
+corrupt other && "$python" -c "import json; p = 'bad/other/case.json'; c = json.load(open(p))
+c['outputs'][0]['name'] = 'z'; json.dump(c, open(p, 'w'))"
+for f in bad/other/y.*; do mv "$f" "bad/other/z.${f#bad/other/y.}"; done
+expect 2 "output z \(real\) is not the case's: case $linear has output y \(real\) there" -- "$q4cts" replay bad/other
+corrupt dot && "$python" -c "import json; p = 'bad/dot/case.json'; c = json.load(open(p))
+c['outputs'][0]['dot_n'] = 2**62; json.dump(c, open(p, 'w'))"
+expect 2 'outputs\[0\].dot_n must be an integer from 0 to 1099511627776 or null' -- "$q4cts" replay bad/dot
+corrupt dot2 && "$python" -c "import json; p = 'bad/dot2/case.json'; c = json.load(open(p))
+c['outputs'][0]['dot_n'] = 2**40; json.dump(c, open(p, 'w'))"
+expect 2 "output y is a dot product of 1099511627776 terms of 3 factors; case $linear's is of 17 of 3" -- "$q4cts" replay bad/dot2
+# case.json is strictly JSON: a repeated key or NaN is refused, saying where.
+corrupt dupkey && sed -i '0,/"format": 1,/s//"format": 1, "format": 1,/' bad/dupkey/case.json
+expect 2 'case.json is not valid JSON here: the object at line 1, column 1 has the key "format" twice' -- "$q4cts" replay bad/dupkey
+corrupt nan && sed -i '0,/"margin": [^,]*,/s//"margin": NaN,/' bad/nan/case.json
+expect 2 'case.json is not valid JSON: .*NaN and Infinity are not JSON\) \(line [0-9]+, column [0-9]+\)' -- "$q4cts" replay bad/nan
 corrupt input && "$python" -c "import numpy as np; np.save('bad/input/x.npy', np.zeros((2, 16), np.float32))"
 expect 2 'x.npy has shape \(2, 16\); expected \(1, 16\)' -- "$q4cts" replay --rerun bad/input
 # A --dump-dir with one bad case among good ones: the good ones are judged, exit 2.

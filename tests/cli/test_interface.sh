@@ -138,6 +138,17 @@ if "$q4cts" devices >/dev/null 2>&1; then
   # an x count above the device limit, folding not allowed: NotSupported naming the step
   edit $a nofold.json 'f["steps"][0]["fold"] = False; f["steps"][0]["workgroups"][0] = "numel * 100000"'
   expect 0 '^NotSupported +q4cts.adamw_step.wd_on.n1024_t1_w1 .*\(not supported: nofold.json: kernel adamw_step.update: [0-9]+ workgroups in x exceed the device.s maxComputeWorkGroupCount\[0\] = [0-9]+ \(the kernel does not accept a folded grid\)\)' -- run1 nofold.json
+  # Sizes the file makes (a row stride up to 2^31-1, a scratch buffer's bytes) are
+  # checked against the device's binding limit before any memory is taken for them:
+  # NotSupported at once (a 1 GiB one took 40 s and 3.2 GB before it was refused).
+  dq=q4cts.dequantize.odd_n4.n12_k32_g32
+  for stride in 2147483647 268435456; do
+    edit $d stride$stride.json "f['steps'][0]['bindings'][1]['row_stride'] = $stride"
+    expect 0 "^NotSupported +$dq .*stride$stride.json: steps\[0\].bindings\[1\].row_stride: a row stride of $stride makes the scales buffer longer than the [0-9]+ bytes the device binds" -- \
+      "$q4cts" run --filter $dq --interface stride$stride.json
+  done
+  edit et.json bigscratch.json 'f["scratch"][0]["bytes"] = 1073741824'
+  expect 0 '^NotSupported +q4cts.adamw_step.wd_on.n1024_t1_w1 .*bigscratch.json: scratch\[0\].bytes: 1073741824 bytes of scratch are more than the [0-9]+ bytes the device binds' -- run1 bigscratch.json
 else
   echo "no Vulkan device: the files are not run"
 fi
