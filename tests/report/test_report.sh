@@ -9,8 +9,11 @@
 #                 a screenshot of a failing case (WORK_DIR/report-example.png, what
 #                 docs/report-example.png shows); and a page with a planted script
 #                 error must fail the same check. Exit 77 if no device.
+# Both need the chart libraries, the browser mode Chromium too: outside CI, where they
+# are missing (scripts/setup report), exit 77 (tests/needs.sh).
 set -uo pipefail
 q4cts=$1 src=$2 work=$3 mode=$4 mutations=${5:-}
+if [ "$mode" = browser ]; then . "$src/tests/needs.sh" chromium "$src"; else . "$src/tests/needs.sh" report "$src"; fi
 . "$src/tests/cli/expect.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1

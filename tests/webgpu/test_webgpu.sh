@@ -5,17 +5,12 @@
 # MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
 # MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
-# Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing (CI
-# installs them: scripts/setup).
+# Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
+# (tests/needs.sh; scripts/setup webgpu installs them).
 set -uo pipefail
 q4cts=$1 src=$2 work=$3 icd=$4 mode=$5
+. "$src/tests/needs.sh" webgpu "$src" "$icd"
 . "$src/tests/cli/expect.sh"
-node=${Q4CTS_NODE:-node}
-if ! command -v "$node" >/dev/null 2>&1 || [ ! -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ] ||
-   [ ! -f "$icd" ]; then
-  echo "SKIP: Node.js ($node), gpu/webgpu/node_modules (npm ci) or $icd missing: run scripts/setup"
-  exit 77
-fi
 export VK_DRIVER_FILES=$icd
 # scripts/test's ASan stage preloads Debian 12's lavapipe (for LeakSanitizer); it would
 # shadow Mesa 25's library of the same name in the worker, and q4cts itself loads no

@@ -4,15 +4,12 @@
 # before any case (compilation, entry point, overrides, bindings against the
 # pipeline's layout), and a case's grid folded or refused against lowered limits.
 #   usage: test_wgsl_checks.sh Q4CTS SOURCE_DIR WORK_DIR ICD
-# Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing.
+# Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
+# (tests/needs.sh).
 set -uo pipefail
 q4cts=$1 src=$2 work=$3 icd=$4
+. "$src/tests/needs.sh" webgpu "$src" "$icd"
 . "$src/tests/cli/expect.sh"
-if ! command -v "${Q4CTS_NODE:-node}" >/dev/null 2>&1 ||
-   [ ! -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ] || [ ! -f "$icd" ]; then
-  echo "SKIP: Node.js, gpu/webgpu/node_modules (npm ci) or $icd missing: run scripts/setup"
-  exit 77
-fi
 export VK_DRIVER_FILES=$icd
 unset LD_PRELOAD   # see tests/webgpu/test_webgpu.sh
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
