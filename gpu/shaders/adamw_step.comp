@@ -27,12 +27,17 @@ layout(push_constant) uniform Push {
 } pc;
 
 // The update exactly as SPEC §2 writes it, one rounding per operation (a driver may
-// still fuse a*b+c; the reference's bound allows either).
-#define ADAMW(p, g, m, v)                                                      \
+// still fuse a*b+c; the reference's bound allows either). (1 - beta2) * g is
+// `precise`: without NoContraction a Vulkan driver may reassociate it into
+// (1 - beta2) * (g * g), which NVIDIA's does, and g * g overflows for |g| >= 2^64
+// where SPEC's order stays finite (value class huge_grad; mutant
+// adamw_g_squared_first).
+#define ADAMW(T, p, g, m, v)                                                   \
     {                                                                          \
         p = p - (pc.lr * pc.wd) * p;                                           \
         m = pc.beta1 * m + (1.0 - pc.beta1) * g;                               \
-        v = pc.beta2 * v + (1.0 - pc.beta2) * g * g;                           \
+        precise T g_b2 = (1.0 - pc.beta2) * g;                                 \
+        v = pc.beta2 * v + g_b2 * g;                                           \
         p = p - pc.lr * (m / pc.bc1) / (sqrt(v / pc.bc2) + pc.eps);            \
     }
 
@@ -43,7 +48,7 @@ void main()
     if (i < n4) {
         vec4 p = p4[i], m = m4[i], v = v4[i];
         const vec4 g = g4[i];
-        ADAMW(p, g, m, v)
+        ADAMW(vec4, p, g, m, v)
         p4[i] = p;
         m4[i] = m;
         v4[i] = v;
@@ -51,7 +56,7 @@ void main()
         for (uint j = 4u * n4; j < pc.n; j++) {
             float p = p1[j], m = m1[j], v = v1[j];
             const float g = g1[j];
-            ADAMW(p, g, m, v)
+            ADAMW(float, p, g, m, v)
             p1[j] = p;
             m1[j] = m;
             v1[j] = v;
