@@ -205,6 +205,58 @@ START_TEST(fused_ce_reference_passes_and_softmax_bias_fails)
 }
 END_TEST
 
+/* An output whose columns share roundings (col_var, the linears): errors in units of
+ * each element's scale, +-0.3 at random, and column 3 alone biased by `bias` units.
+ * `shared` is the column variance given (0: none shared). */
+static void column_case(q4h_outputs *out, double bias, double shared)
+{
+    enum { M = 4096, N = 8, TERMS = 16 };
+    q4_error err = { 0 };
+    q4h_output *y;
+    memset(out, 0, sizeof *out);
+    ck_assert_int_eq(q4h_real_output(out, "y", M, N, "m", "n", &y, &err), Q4_OK);
+    ck_assert_int_eq(q4h_output_col_var(y, &err), Q4_OK);
+    y->dot_n = TERMS;
+    y->dot_factors = 3;
+    rng_state = 7;
+    for (int64_t i = 0; i < M * N; i++) {
+        double alw, sd;
+        y->value[i] = 1 + activation() * 0.5;
+        y->bound[i] = q4ref_bound_dot(TERMS, 3, 2.0);
+        q4ref_envelope_dot(TERMS, 3, y->bound[i], &alw, &sd);
+        double noise = (next() & 1) ? 0.3 : -0.3, c = q4ref_stat_unit(alw, sd);
+        y->got[i] = (float)(y->value[i] + c * (noise + (i % N == 3 ? bias : 0)));
+        y->value[i] = (double)y->got[i] - c * (noise + (i % N == 3 ? bias : 0));
+    }
+    for (int64_t j = 0; j < N; j++)
+        y->col_var[0][j] = y->col_var[1][j] = shared;
+}
+
+/* A bias confined to one column that no row and not the whole output shows (0.15
+ * units over 4096 rows: 614 against the column's envelope 448 and the whole output's
+ * 1267) fails the column's signed sum, and is named there; the same with the
+ * column's roundings shared (a variance of 4096^2 / 16: a quarter of the rows' worth of
+ * one coherent error) passes, as a dequantize-first GEMM's correlated column must. */
+START_TEST(column_bias_fails_in_its_column)
+{
+    q4h_outputs out;
+    column_case(&out, 0, 0);
+    q4_result r = judge(&out);
+    ck_assert_msg(r.verdict == Q4_PASS, "%s", r.message);
+    q4h_outputs_free(&out);
+    column_case(&out, 0.15, 0);
+    r = judge(&out);
+    ck_assert_msg(r.verdict == Q4_FAIL && r.stat_margin > 1, "stat %g: %s", r.stat_margin,
+                  r.message);
+    ck_assert_ptr_nonnull(strstr(r.message, "column n=3"));
+    q4h_outputs_free(&out);
+    column_case(&out, 0.15, 4096.0 * 4096 / 16);
+    r = judge(&out);
+    ck_assert_msg(r.verdict == Q4_PASS, "stat %g: %s", r.stat_margin, r.message);
+    q4h_outputs_free(&out);
+}
+END_TEST
+
 /* No envelope (a code output, or a real output without one): no statistical margin. */
 START_TEST(no_envelope_no_statistic)
 {
@@ -227,6 +279,7 @@ int main(void)
     tcase_add_test(tc, bias_within_bounds_fails);
     tcase_add_test(tc, fused_ce_reference_passes_and_softmax_bias_fails);
     tcase_add_test(tc, no_envelope_no_statistic);
+    tcase_add_test(tc, column_bias_fails_in_its_column);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
