@@ -61,6 +61,7 @@ static const char *const generated[] = {
     "q4cts.adamw_step.random.s3",
     "q4cts.adamw_step.small_device.n4096_t10_w1_groups8_binding8192_shared16384_invocations128",
     "q4cts.adamw_step.small_device.n5003_t10_w1_groups3",
+    "q4cts.adamw_step.small_device.n5003_t10_w1_groups2",   /* 5 groups: 2 x 2 x 2 */
     NULL,
 };
 
