@@ -108,6 +108,8 @@ static const char usage[] =
     "  --help, --version\n"
     "\n"
     "Options are long (--name VALUE or --name=VALUE); a unique prefix of a name works.\n"
+    "An option is refused by a command it is not for (replay's --device and such need\n"
+    "--rerun), and no file written may be one that is read or another that is written.\n"
     "\n"
     "Exit status: 0 every case passed or is not supported, 1 otherwise,\n"
     "2 usage or set-up error (a report that cannot be written included),\n"

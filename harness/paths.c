@@ -110,6 +110,7 @@ typedef struct resolved {
     const q4h_path_use *u;
     char *path;
     bool exists;
+    bool special;   /* a device, FIFO or socket: written through, never replaced */
     dev_t dev;
     ino_t ino;
 } resolved;
@@ -123,8 +124,12 @@ static const char *below(const char *p, const char *dir)
     return !strncmp(p, dir, n) && p[n] == '/' && p[n + 1] ? p + n + 1 : NULL;
 }
 
+/* One file; a device or a FIFO (/dev/null, the terminal) is never one: a report
+ * written to it is written through, at the end, and replaces nothing. */
 static bool same(const resolved *a, const resolved *b)
 {
+    if (a->special || b->special)
+        return false;
     return !strcmp(a->path, b->path) ||
            (a->exists && b->exists && a->dev == b->dev && a->ino == b->ino);
 }
@@ -202,6 +207,7 @@ q4_status q4h_paths_check(const q4h_path_use *uses, size_t n, q4_error *err)
             st = q4_fail(err, Q4_ERR_NOMEM, "out of memory checking paths");
         else if (stat(r[i].path, &s) == 0) {
             r[i].exists = true;
+            r[i].special = !S_ISREG(s.st_mode) && !S_ISDIR(s.st_mode);
             r[i].dev = s.st_dev;
             r[i].ino = s.st_ino;
         }

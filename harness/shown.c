@@ -2,6 +2,7 @@
 #include "shown.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void q4h_device_shown_of(const q4vk_device_info *i, q4h_device_shown *d)
 {
@@ -14,6 +15,17 @@ void q4h_device_shown_of(const q4vk_device_info *i, q4h_device_shown *d)
 
 void q4h_say(const char *msg)
 {
-    char shown[Q4_CLEAN_MAX];
-    fprintf(stderr, "q4cts: %s\n", q4_echo(msg, shown, sizeof shown));
+    char line[1025], shown[Q4_CLEAN_MAX];
+    fputs("q4cts: ", stderr);
+    for (const char *p = msg;;) {   /* a newline (a validator's list) stays one, indented */
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+        fputs(q4_echo(line, shown, sizeof shown), stderr);
+        if (!nl)
+            break;
+        fputs("\n  ", stderr);
+        p = nl + 1;
+    }
+    fputc('\n', stderr);
 }

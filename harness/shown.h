@@ -14,7 +14,7 @@ typedef struct q4h_device_shown {
 } q4h_device_shown;
 void q4h_device_shown_of(const q4vk_device_info *i, q4h_device_shown *d);
 
-/* "q4cts: MSG" on stderr, msg escaped. */
+/* "q4cts: MSG" on stderr, msg escaped; a newline in msg continues on an indented line. */
 void q4h_say(const char *msg);
 
 #endif
