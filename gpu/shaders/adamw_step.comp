@@ -27,17 +27,18 @@ layout(push_constant) uniform Push {
 } pc;
 
 // The update exactly as SPEC §2 writes it, one rounding per operation (a driver may
-// still fuse a*b+c; the reference's bound allows either). (1 - beta2) * g is
-// `precise`: without NoContraction a Vulkan driver may reassociate it into
-// (1 - beta2) * (g * g), which NVIDIA's does, and g * g overflows for |g| >= 2^64
-// where SPEC's order stays finite (value class huge_grad; mutant
-// adamw_g_squared_first).
+// still fuse a*b+c; the reference's bound allows either). ((1 - beta2) * g) * g is
+// `precise`, both products: without NoContraction a Vulkan driver may reassociate it
+// into (1 - beta2) * (g * g), and g * g overflows for |g| >= 2^64 where SPEC's order
+// stays finite (value class huge_grad; mutant adamw_g_squared_first). NVIDIA's does,
+// even with the inner product alone precise (docs/results/h200-2026-12-02-s6).
 #define ADAMW(T, p, g, m, v)                                                   \
     {                                                                          \
         p = p - (pc.lr * pc.wd) * p;                                           \
         m = pc.beta1 * m + (1.0 - pc.beta1) * g;                               \
         precise T g_b2 = (1.0 - pc.beta2) * g;                                 \
-        v = pc.beta2 * v + g_b2 * g;                                           \
+        precise T g_sq = g_b2 * g;                                             \
+        v = pc.beta2 * v + g_sq;                                               \
         p = p - pc.lr * (m / pc.bc1) / (sqrt(v / pc.bc2) + pc.eps);            \
     }
 
