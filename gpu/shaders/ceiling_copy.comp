@@ -1,8 +1,8 @@
 // q4vk: bindings=2 push=8
 // ceiling_copy.comp: a device-local vec4 copy, dst = src, whose rate is the device's
 // measured memory-bandwidth ceiling for perf mode (q4vk_measure_ceilings).
-// Folded grid (q4_fold.glsl): flat group = (z * gridY + y) * gridX + x; each invocation copies `per` vec4s,
-// strided by the whole grid so that every access of a warp is coalesced.
+// Folded grid (q4_fold.glsl): flat group = (z * gridY + y) * gridX + x; each invocation
+// copies `per` vec4s, strided by the whole grid so that every access of a warp is coalesced.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "q4_fold.glsl"

@@ -7,7 +7,8 @@
 
 uint q4_flat_group()
 {
-    return (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    return (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x +
+           gl_WorkGroupID.x;
 }
 
 #endif
