@@ -1,6 +1,8 @@
 /* child.c: q4h_in_child (child.h). */
 #include "child.h"
 
+#include "q4ref.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +29,20 @@ static void write_all(int fd, const void *data, size_t size)
     }
 }
 
+static int worker_threads;
+
+void q4h_threads_supervisor(void)
+{
+    worker_threads = q4ref_threads();
+    q4ref_set_threads(1);
+}
+
+void q4h_threads_worker(void)
+{
+    if (worker_threads > 0)
+        q4ref_set_threads(worker_threads);
+}
+
 q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out, size_t size,
                        double limit_s, q4_error *err)
 {
@@ -43,6 +59,7 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
     }
     if (pid == 0) {
         q4h_stop_child_of(parent);   /* dies with the parent; Ctrl-C is the parent's to handle */
+        q4h_threads_worker();
         close(fds[0]);
         fn(user, out);
         write_all(fds[1], out, size);

@@ -15,4 +15,12 @@
 q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out, size_t size,
                        double limit_s, q4_error *err);
 
+/* OpenMP after fork: libgomp cannot start threads in a child whose parent had its own
+ * (the child hangs at its first parallel loop). So a process that forks workers does
+ * no parallel work itself: q4h_threads_supervisor() (in main, before any work) keeps
+ * it at one thread and remembers the count the user asked for (OMP_NUM_THREADS, else
+ * every core), and q4h_threads_worker() gives that count back in each forked child. */
+void q4h_threads_supervisor(void);
+void q4h_threads_worker(void);
+
 #endif

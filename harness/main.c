@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "child.h"
 #include "cli.h"
 #include "compare.h"
 #include "merge.h"
@@ -612,6 +613,7 @@ int main(int argc, char **argv)
 {
     q4h_cli cli;
     q4_error err = { 0 };
+    q4h_threads_supervisor();   /* workers are forked: no OpenMP threads here (child.h) */
     if (q4h_cli_parse(argc, argv, &cli, &err) != Q4_OK)
         return fail_usage(&err);
     int rc;

@@ -12,6 +12,8 @@
  * on a retry is a Flake. */
 #include "runner.h"
 
+#include "child.h"
+
 #include "plan.h"
 #include "stop.h"
 
@@ -221,6 +223,7 @@ static q4_status start_worker(run *R, lane *L, q4_error *err)
     }
     if (pid == 0) {
         q4h_stop_child_of(parent);   /* dies with the parent; Ctrl-C is the parent's to handle */
+        q4h_threads_worker();
         close(down[1]);
         close(up[0]);
         for (int k = 0; k < R->n_lanes; k++) {   /* the other lanes' pipes are not ours */

@@ -149,6 +149,8 @@ double q4ref_stat_rms_envelope(double alw2, double sd2, double sd4, double sd2_m
  * The reference runs on every core by default (OpenMP, and OpenBLAS for the GEMMs);
  * results are bit-identical for any count. n threads from now on; n <= 0: every core. */
 void q4ref_set_threads(int n);
+/* The threads it uses now (OMP_NUM_THREADS, else every core, until set). */
+int q4ref_threads(void);
 
 /* ---------------- fault injection (SQLite's habit: test the error paths) ----------------
  * The nth host allocation q4ref makes from now on (1-based) fails as if malloc had

@@ -33,8 +33,7 @@ q4_status q4ref_check_blas_dim(const char *name, int64_t v, q4_error *err);
 void *q4ref_alloc(int64_t a, int64_t b, size_t elem, const char *what, q4_status *st,
                   q4_error *err);
 
-/* Threads of the parallel loops (q4ref_threads.c): how many, and this one's index. */
-int q4ref_threads(void);
+/* The index of this thread of a parallel loop (q4ref_threads.c). */
 int q4ref_thread(void);
 /* Row-major C[m,n] = op(A) op(B) + beta C (alpha 1, ldc = n) on every core, bit-identical
  * for any thread count. */
