@@ -49,10 +49,10 @@ static const char *const generated[] = {
     "q4cts.adamw_step.unaligned.n7_t3_w0.zero_grad",
     "q4cts.adamw_step.late_step.n1000_t1000000_w1.zero_grad",
     "q4cts.adamw_step.wd_on.n4096_t10_w1.llm_hyper",
-    "q4cts.adamw_step.unaligned.n1023_t1_w0.llm_hyper",
+    "q4cts.adamw_step.custom.n1023_t1_w0.llm_hyper",
     "q4cts.adamw_step.wd_on.n1024_t1_w1.huge_grad",
     "q4cts.adamw_step.late_step.n1024_t10000_w1.huge_grad",
-    "q4cts.adamw_step.unaligned.n1023_t5_w1.tiny_grad",
+    "q4cts.adamw_step.custom.n1023_t5_w1.tiny_grad",
     "q4cts.adamw_step.late_step.n1000_t1000000_w0.tiny_grad",
     /* random sweeps (cases/sweep.txt has 10,000 more) */
     "q4cts.adamw_step.random.s0",
