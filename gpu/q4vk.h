@@ -118,6 +118,9 @@ typedef struct q4vk_probes {
     bool coverage;                /* record the blocks and branch edges each kernel runs */
     bool bounds;                  /* check every load, store and atomic on a binding
                                      against its data */
+    bool race;                    /* check shared memory for accesses of different
+                                     invocations with no barrier between them
+                                     (docs/race-check.md) */
     /* After each dispatch of a probed pipeline: its kernel's name, whether the code
      * is an override, the probe map and the slots the dispatch left (map->n_slots
      * words). May be NULL. */
@@ -176,6 +179,11 @@ void q4vk_buffer_set_data_bytes(q4vk_buffer *buf, size_t bytes);
  * sentence naming the kernel, the binding, the first offending index and the
  * source line: true with msg filled (and the record cleared), or false. */
 bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size);
+/* The first shared-memory race (or read of uninitialized shared memory) the race
+ * probes saw since the last call, as one sentence naming the kernel, the variable and
+ * word, the kind, both source lines and both invocations: true with msg filled (and
+ * the record cleared), or false. */
+bool q4vk_take_race(q4vk_context *ctx, char *msg, size_t size);
 q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const void *src,
                       size_t bytes, q4_error *err);
 q4_status q4vk_download(q4vk_context *ctx, const q4vk_buffer *src, size_t offset, void *dst,

@@ -117,6 +117,7 @@ struct q4vk_context {
     uint32_t *probe_ptr;          /* persistently mapped */
     VkDeviceSize probe_bytes;
     char oob[Q4_MSG_MAX];         /* first out-of-bounds load not yet taken; "" = none */
+    char race[Q4_MSG_MAX];        /* first shared-memory race not yet taken; "" = none */
 };
 
 /* The runtime files call each other in one direction only (no circle):

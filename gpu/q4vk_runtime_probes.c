@@ -7,7 +7,8 @@
  * bytes of real data each of its bindings holds (q4vk_buffer_set_data_bytes), and
  * read back on the host once the submission has finished: the coverage slots go to
  * the caller's hook, the first out-of-bounds access becomes a sentence that
- * q4vk_take_oob hands out. */
+ * q4vk_take_oob hands out, the first shared-memory race one that q4vk_take_race hands
+ * out (docs/race-check.md). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@
 
 bool q4vk_probing(const q4vk_context *ctx)
 {
-    return ctx->probes.coverage || ctx->probes.bounds;
+    return ctx->probes.coverage || ctx->probes.bounds || ctx->probes.race;
 }
 
 q4_status q4vk_probes_instrument(q4vk_context *ctx, const char *what, const uint32_t *words,
@@ -26,7 +27,7 @@ q4_status q4vk_probes_instrument(q4vk_context *ctx, const char *what, const uint
                                  q4_error *err)
 {
     q4spv_options o = { .set = PROBE_SET, .coverage = ctx->probes.coverage,
-                        .bounds = ctx->probes.bounds };
+                        .bounds = ctx->probes.bounds, .race = ctx->probes.race };
     q4_error why = { 0 };
     q4_status st = q4spv_instrument(words, n, &o, out, out_n, map, &why);
     if (st == Q4_OK && (st = q4spv_validate(*out, *out_n, "the probed code", &why)) != Q4_OK) {
@@ -36,7 +37,7 @@ q4_status q4vk_probes_instrument(q4vk_context *ctx, const char *what, const uint
         *map = NULL;
     }
     if (st != Q4_OK)
-        return q4_fail(err, st, "%s cannot be probed for coverage or bounds: %s", what,
+        return q4_fail(err, st, "%s cannot be probed for coverage, bounds or races: %s", what,
                        why.msg);
     return Q4_OK;
 }
@@ -113,10 +114,21 @@ static q4_status probe_buffer_reserve(q4vk_context *ctx, VkDeviceSize bytes, q4_
     return Q4_OK;
 }
 
+/* Race checks: workgroups in flight at once, each with a shadow of the shared words
+ * (the module's, or the device's whole shared memory when they depend on
+ * specialisation constants). More workgroups than slots wait for one at entry. */
+#define RACE_WG_SLOTS 32u
+
+static uint32_t race_words(const q4vk_context *ctx, const q4spv_map *map)
+{
+    return map->race_words ? map->race_words : ctx->info.max_shared_bytes / 4;
+}
+
 static VkDeviceSize region_bytes(const q4vk_context *ctx, const q4spv_map *map)
 {
     VkDeviceSize a = ctx->info.min_storage_align ? ctx->info.min_storage_align : 4;
-    VkDeviceSize b = (VkDeviceSize)map->n_slots * 4;
+    VkDeviceSize b = (VkDeviceSize)q4spv_race_buffer_words(map, RACE_WG_SLOTS,
+                                                            race_words(ctx, map)) * 4;
     return (b + a - 1) / a * a;
 }
 
@@ -152,6 +164,8 @@ q4_status q4vk_probes_prepare(q4vk_context *ctx, const q4vk_dispatch *d, int n, 
             limits[b] = lim < Q4SPV_NONE ? (uint32_t)lim : Q4SPV_NONE - 1;
         }
         q4spv_probe_init(d[i].pipe->probe_map, limits, ctx->probe_ptr + at[i] / 4);
+        q4spv_race_init(d[i].pipe->probe_map, RACE_WG_SLOTS, race_words(ctx, d[i].pipe->probe_map),
+                        ctx->probe_ptr + at[i] / 4);
     }
     return Q4_OK;
 }
@@ -202,6 +216,13 @@ void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const
         int site = q4spv_probe_first_oob(map, slots, &offset);
         if (site >= 0 && !ctx->oob[0])
             oob_message(ctx, &d[i], slots, site, offset);
+        q4spv_race_finding f;
+        if (!ctx->race[0] && q4spv_race_first(map, slots, &f) >= 0) {
+            char what[Q4_MSG_MAX - 64];
+            q4spv_race_message(map, &f, what, sizeof what);
+            snprintf(ctx->race, sizeof ctx->race, "kernel %.60s%s: %.420s", d[i].pipe->name,
+                     d[i].pipe->overridden ? " (override)" : "", what);
+        }
     }
 }
 
@@ -212,5 +233,15 @@ bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size)
     if (msg && size)
         snprintf(msg, size, "%s", ctx->oob);
     ctx->oob[0] = '\0';
+    return true;
+}
+
+bool q4vk_take_race(q4vk_context *ctx, char *msg, size_t size)
+{
+    if (!ctx || !ctx->race[0])
+        return false;
+    if (msg && size)
+        snprintf(msg, size, "%s", ctx->race);
+    ctx->race[0] = '\0';
     return true;
 }

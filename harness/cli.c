@@ -82,6 +82,11 @@ static const char usage[] =
     "  --bounds-check       probe every kernel's loads, stores and atomics: one past\n"
     "                       its binding's data fails the case, naming the binding,\n"
     "                       index and line\n"
+    "  --race-check         probe every kernel's shared memory: two invocations of a\n"
+    "                       workgroup touching a word with no barrier() between them\n"
+    "                       (one writing, not both atomic), or a read of a word no\n"
+    "                       invocation wrote, fails the case, naming the variable,\n"
+    "                       word, lines and invocations (docs/race-check.md)\n"
     "  --shader-coverage FILE  record the GLSL lines and branches every kernel ran\n"
     "                       into FILE, an lcov tracefile (genhtml, scripts/coverage)\n"
     "\n"
@@ -279,7 +284,7 @@ static q4_status parse_factor(const char *s, double *out, q4_error *err)
 enum { OPT_FILTER = 256, OPT_EXCLUDE, OPT_CASELIST, OPT_DEVICE, OPT_SEED, OPT_SHARD,
        OPT_REPEAT, OPT_VALIDATION, OPT_STRICT, OPT_TIMEOUT, OPT_JUNIT, OPT_JSON, OPT_DUMP,
        OPT_KERNEL, OPT_INTERFACE, OPT_FAULT, OPT_REPS, OPT_WARMUP, OPT_WARMUP_MS, OPT_BASELINE,
-       OPT_HELP, OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK,
+       OPT_HELP, OPT_VERSION, OPT_DUMP_WHICH, OPT_RERUN, OPT_SHADER_COVERAGE, OPT_BOUNDS_CHECK, OPT_RACE_CHECK,
        OPT_FACTOR, OPT_API, OPT_DUMPS, OPT_OUTPUT, OPT_JOBS, OPT_DEVICES,
        OPT_FLAKE_RETRIES, OPT_DENSE_MIN_M, OPT_MMA_MIN_M };
 
@@ -322,6 +327,7 @@ static const option_def opts[] = {
     { "rerun", 0, OPT_RERUN, C_REPLAY, 0 },
     { "shader-coverage", 1, OPT_SHADER_COVERAGE, C_RUN, 0 },
     { "bounds-check", 0, OPT_BOUNDS_CHECK, C_RUN, 0 },
+    { "race-check", 0, OPT_RACE_CHECK, C_RUN, 0 },
     { "dumps", 1, OPT_DUMPS, C_REPORT, 0 },
     { "output", 1, OPT_OUTPUT, C_REPORT, 0 },
     { "kernel", 1, OPT_KERNEL, C_RUN | C_PERF | C_REPLAY, 1 },
@@ -446,6 +452,7 @@ static q4_status apply(q4h_cli *cli, const option_def *o, const char *value, q4_
     case OPT_RERUN: cli->rerun = 1; break;
     case OPT_SHADER_COVERAGE: cli->shader_coverage = value; break;
     case OPT_BOUNDS_CHECK: cli->bounds_check = 1; break;
+    case OPT_RACE_CHECK: cli->race_check = 1; break;
     case OPT_DUMPS: cli->dumps = value; break;
     case OPT_OUTPUT: cli->output = value; break;
     case OPT_BASELINE: cli->baseline = value; break;
@@ -583,6 +590,7 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                             : cli->flake_retries ? "--flake-retries"
                             : cli->flaky_every ? "--inject-fault flaky@N"
                             : cli->bounds_check ? "--bounds-check"
+                            : cli->race_check ? "--race-check"
                             : cli->shader_coverage ? "--shader-coverage"
                             : cli->dump_dir ? "--dump-dir"
                             : !strcmp(cli->command, "replay") ? "replay"

@@ -38,6 +38,7 @@ typedef struct q4h_cli {
     const char *junit, *json, *dump_dir, *baseline;
     const char *shader_coverage;    /* --shader-coverage FILE.info */
     int bounds_check;               /* --bounds-check */
+    int race_check;                 /* --race-check */
     const char *kernel_args[Q4H_MAX_LIST];  /* OP=FILE.spv, resolved by the caller */
     size_t n_kernels;
     const char *interface_args[Q4H_MAX_LIST];  /* --interface FILE (kernels: NAME) */

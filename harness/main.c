@@ -424,6 +424,8 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --validation");
     if (cli->bounds_check)
         ADD(" --bounds-check");
+    if (cli->race_check)
+        ADD(" --race-check");
     if (cli->mma_min_m == UINT64_MAX)
         ADD(" --mma-min-m off");
     else if (cli->mma_min_m)
@@ -465,9 +467,9 @@ static int cmd_run(const q4h_cli *cli)
         q4h_ifaces_check_api(ifaces, cli->n_interfaces, webgpu, &err) != Q4_OK ||
         q4h_ifaces_modules(overrides, webgpu ? 0 : (int)cli->n_kernels, ifaces, cli->n_interfaces, &modules,
                            &n_modules, &err) != Q4_OK ||
-        ((cli->shader_coverage || cli->bounds_check) &&
+        ((cli->shader_coverage || cli->bounds_check || cli->race_check) &&
          q4h_shcov_create(modules, n_modules, cli->shader_coverage != NULL,
-                          cli->bounds_check != 0, &shcov, &err) != Q4_OK) ||
+                          cli->bounds_check != 0, cli->race_check != 0, &shcov, &err) != Q4_OK) ||
         check_replacements(cli, ifaces, cases, n, &err) != Q4_OK ||
         check_paths(cli, ifaces, &err) != Q4_OK ||
         (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {

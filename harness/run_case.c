@@ -98,6 +98,8 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
                          : q4h_gpu_run(*ctx, op, c, in, out, &t, &err);
     char oob[Q4_MSG_MAX];
     bool outside = q4vk_take_oob(*ctx, oob, sizeof oob); /* --bounds-check */
+    char race[Q4_MSG_MAX];
+    bool raced = q4vk_take_race(*ctx, race, sizeof race); /* --race-check */
     r->gpu_ms = t.gpu_ms;
     if (st == Q4_OK) {
         inject_flaky(opt, out);
@@ -105,6 +107,9 @@ static bool gpu_once(const q4h_run_options *opt, q4vk_context **ctx, const q4h_o
         if (outside) { /* whatever the values: an access past the data is a defect */
             r->verdict = Q4_FAIL;
             snprintf(r->message, sizeof r->message, "out-of-bounds access: %.480s", oob);
+        } else if (raced) { /* a race is a defect even when this interleaving was lucky */
+            r->verdict = Q4_FAIL;
+            snprintf(r->message, sizeof r->message, "shared-memory race: %.480s", race);
         }
         return true;
     }

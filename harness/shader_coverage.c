@@ -20,7 +20,7 @@ typedef struct entry {
 } entry;                              /* [at] ran, [at + 1 ..) one per coverage slot */
 
 struct q4h_shcov {
-    bool coverage, bounds;
+    bool coverage, bounds, race;
     entry *e;
     int n;
     uint8_t *shared;
@@ -40,11 +40,11 @@ void q4h_shcov_free(q4h_shcov *c)
 }
 
 q4_status q4h_shcov_create(const q4h_override *ov, int n_ov, bool coverage, bool bounds,
-                           q4h_shcov **out, q4_error *err)
+                           bool race, q4h_shcov **out, q4_error *err)
 {
     int n_builtin;
     const q4vk_kernel *k = q4vk_kernels(&n_builtin);
-    q4spv_options o = { .set = 1, .coverage = coverage, .bounds = bounds };
+    q4spv_options o = { .set = 1, .coverage = coverage, .bounds = bounds, .race = race };
     q4_status st = Q4_OK;
     q4h_shcov *c = calloc(1, sizeof *c);
     *out = NULL;
@@ -54,6 +54,7 @@ q4_status q4h_shcov_create(const q4h_override *ov, int n_ov, bool coverage, bool
     }
     c->coverage = coverage;
     c->bounds = bounds;
+    c->race = race;
     size_t bytes = 0;
     for (int i = 0; i < n_builtin + n_ov && st == Q4_OK; i++) {
         const uint32_t *words = i < n_builtin ? k[i].spirv : ov[i - n_builtin].words;
@@ -115,7 +116,7 @@ static void on_dispatch(void *user, const char *kernel, bool overridden, const q
 
 q4vk_probes q4h_shcov_probes(q4h_shcov *c)
 {
-    return (q4vk_probes){ .coverage = c->coverage, .bounds = c->bounds,
+    return (q4vk_probes){ .coverage = c->coverage, .bounds = c->bounds, .race = c->race,
                           .dispatched = on_dispatch, .user = c };
 }
 

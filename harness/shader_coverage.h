@@ -1,4 +1,4 @@
-/* shader_coverage.h: --shader-coverage and --bounds-check for one run: the probes the
+/* shader_coverage.h: --shader-coverage, --bounds-check and --race-check for one run: the probes the
  * worker's context gets, the record of what ran (shared with the workers, so a crashed
  * worker loses nothing already recorded), the lcov file and per-kernel figures. */
 #ifndef Q4H_SHADER_COVERAGE_H
@@ -23,8 +23,8 @@ typedef struct q4h_shcov_kernel {
 /* In the parent, before any worker: probes every built-in kernel and each override
  * the same way the workers' contexts will, to know their maps. */
 q4_status q4h_shcov_create(const q4h_override *ov, int n_ov, bool coverage, bool bounds,
-                           q4h_shcov **out, q4_error *err);
-/* The probes for q4vk_options: coverage and bounds as asked, the recording hook. */
+                           bool race, q4h_shcov **out, q4_error *err);
+/* The probes for q4vk_options: coverage, bounds and races as asked, the recording hook. */
 q4vk_probes q4h_shcov_probes(q4h_shcov *c);
 /* The kernels that ran, in table order, into out[0 .. max); returns their number. */
 int q4h_shcov_kernels(const q4h_shcov *c, q4h_shcov_kernel *out, int max);

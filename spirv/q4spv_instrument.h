@@ -36,6 +36,7 @@ typedef struct q4spv_options {
     uint32_t set;             /* descriptor set of the probe buffer */
     bool coverage;            /* block and branch probes */
     bool bounds;              /* bounds checks of accesses to set 0's storage buffers */
+    bool race;                /* shared-memory race checks (docs/race-check.md) */
 } q4spv_options;
 
 /* A source position; file indexes q4spv_map.files. line 0 = none known. */
@@ -64,6 +65,35 @@ typedef struct q4spv_site {
     q4spv_pos at;
 } q4spv_site;
 
+/* Race checks: the classes of shared-memory access the shadow records. */
+typedef enum q4spv_race_class {
+    Q4SPV_RACE_READ,          /* OpLoad */
+    Q4SPV_RACE_WRITE,         /* OpStore */
+    Q4SPV_RACE_ATOMIC_WRITE,  /* an atomic that writes (read-modify-write or store) */
+    Q4SPV_RACE_ATOMIC_READ    /* OpAtomicLoad */
+} q4spv_race_class;
+
+typedef struct q4spv_race_site {
+    uint32_t var;             /* index into map->race_vars */
+    q4spv_race_class cls;
+    q4spv_pos at;
+} q4spv_race_site;
+
+/* What a race site recorded (q4spv_race_first). */
+typedef struct q4spv_race_finding {
+    uint32_t site;            /* this access, index into map->sites of races */
+    bool uninitialized;       /* a read of a word no invocation of the workgroup wrote */
+    q4spv_race_class other_cls;   /* the conflicting access's class (not uninitialized) */
+    uint32_t word;            /* word index within the variable */
+    uint32_t inv, other_inv;  /* gl_LocalInvocationIndex of the two */
+    uint32_t pos, other_pos;  /* their shared accesses since their last barrier */
+    int other_site;           /* the conflicting access's site if known, else -1 */
+    uint32_t n_sites;         /* race sites with a finding in this dispatch */
+} q4spv_race_finding;
+
+#define Q4SPV_RACE_RECORD 10u /* shadow words per shared word */
+#define Q4SPV_RACE_REPORT 5u  /* slots per race site */
+
 typedef struct q4spv_map {
     uint32_t n_slots;         /* uint32 words of the probe buffer */
     uint32_t n_blocks;        /* block slots start at 0 */
@@ -78,6 +108,17 @@ typedef struct q4spv_map {
     q4spv_block *blocks;
     q4spv_branch *branches;
     q4spv_site *sites;
+    /* race checks: [race_base, +4) header (shadow words per workgroup, workgroup
+     * slots, 0, the dynamic part's start: set by the host), then
+     * Q4SPV_RACE_REPORT slots per race site; the dynamic part, after n_slots, holds
+     * the slots' owners, their invocation counts and one shadow region each. */
+    uint32_t race_base, n_race_sites;
+    q4spv_race_site *race_sites;
+    char **race_vars;         /* OpName of each Workgroup variable ("" if none) */
+    uint32_t n_race_vars;
+    uint32_t race_words;      /* shared words the shadow must cover; 0: they depend on
+                                 specialisation constants (cover the device's limit) */
+    uint32_t race_unchecked;  /* shared-memory accesses the pass could not follow */
 } q4spv_map;
 
 /* Instruments words[0 .. n): *out (malloc'ed, *out_n words) and *map. Errors:
@@ -94,5 +135,17 @@ void q4spv_probe_init(const q4spv_map *map, const uint32_t limits[Q4SPV_MAX_BIND
 /* The first out-of-bounds access recorded in slots: the lowest site index with a
  * record, -1 if none; *offset gets the smallest byte offset that site touched. */
 int q4spv_probe_first_oob(const q4spv_map *map, const uint32_t *slots, uint32_t *offset);
+
+/* Race checks: the probe buffer's words for `wg_slots` workgroups in flight of
+ * `words` shared words each (map->n_slots plus the dynamic part), and their initial
+ * contents (after q4spv_probe_init). 0 when the module has no race probes. */
+size_t q4spv_race_buffer_words(const q4spv_map *map, uint32_t wg_slots, uint32_t words);
+void q4spv_race_init(const q4spv_map *map, uint32_t wg_slots, uint32_t words, uint32_t *slots);
+/* The first race site with a finding: its index into map->race_sites and *f, or -1. */
+int q4spv_race_first(const q4spv_map *map, const uint32_t *slots, q4spv_race_finding *f);
+/* A finding as one sentence naming the variable, word, kind (read-after-write,
+ * write-after-read, write-after-write, uninitialized read), lines and invocations. */
+void q4spv_race_message(const q4spv_map *map, const q4spv_race_finding *f, char *out,
+                        size_t size);
 
 #endif
