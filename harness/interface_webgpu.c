@@ -5,6 +5,7 @@
  * read back as on Vulkan. Also the check message sent before the first case. */
 #include "interface.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,9 +51,11 @@ static q4_status constants(const q4h_if_case *k, const q4h_if_step *s, bool chec
         q4h_xval v;
         json_object *value;
         if (check) {
+            /* a value that is not finite is no JSON number: 1 for the check, and the
+             * case says why (below) */
             value = !q4h_expr_constant_value(ov->value, &v) ? json_object_new_int(1)
                   : v.type == Q4H_X_INT ? json_object_new_int64(v.i)
-                                        : json_object_new_double(v.r);
+                  : isfinite((float)v.r) ? json_object_new_double(v.r) : json_object_new_int(1);
         } else {
             uint32_t word;
             snprintf(key, sizeof key, "%s.value", ov->key);
@@ -60,6 +63,11 @@ static q4_status constants(const q4h_if_case *k, const q4h_if_step *s, bool chec
                 break;
             float f;
             memcpy(&f, &word, 4);
+            if (ov->type == Q4H_F_FLOAT && !isfinite(f)) {   /* JSON has no NaN or Infinity */
+                st = q4h_if_fail(k, Q4_ERR_ARG, "%s: the value %g is not a finite fp32 number",
+                                 key, (double)f);
+                break;
+            }
             value = ov->type == Q4H_F_FLOAT ? json_object_new_double(f)
                   : ov->type == Q4H_F_INT   ? json_object_new_int((int32_t)word)
                                             : json_object_new_int64(word);

@@ -17,6 +17,7 @@
 #include "dump.h"
 #include "files.h"
 #include "interface.h"
+#include "json_text.h"
 #include "judge.h"
 #include "op.h"
 #include "shown.h"
@@ -187,6 +188,7 @@ static char *run_header(const q4_case *c, const q4_inputs *in, const q4h_wg_imag
         json_object_object_add(o, "warmup", json_object_new_int(ask->warmup));
         json_object_object_add(o, "warmup_ms", json_object_new_int(ask->warmup_ms));
     }
+    q4h_json_drop_nonfinite(o);   /* the worker's JSON.parse takes no NaN */
     const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
     char *copy = text ? strdup(text) : NULL;
     json_object_put(o);
