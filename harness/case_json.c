@@ -373,6 +373,9 @@ static void parse_root(q4h_jparser *p, json_object *root, q4h_dump_meta *m)
             snprintf(d->key, sizeof d->key, "%s", key);
             d->integer = v && json_object_is_type(v, json_type_int);
             d->value = q4h_jp_num(p, params, "params", key);
+            /* an integer a double holds exactly, so that it converts back (report's page) */
+            if (d->integer && !(fabs(d->value) <= 9007199254740992.0))
+                q4h_jp_bad(p, "params", key, "an integer from -2^53 to 2^53");
         }
     }
     json_object *inputs = objects(p, root, "inputs", Q4H_MAX_TENSORS, false);

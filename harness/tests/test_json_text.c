@@ -133,7 +133,7 @@ START_TEST(nonfinite_numbers_are_dropped_before_writing)
 }
 END_TEST
 
-/* The readers that take JSON refuse it too. */
+/* The readers that take JSON refuse it too; case.json's sizes are capped. */
 START_TEST(readers_refuse_lenient_json)
 {
     static const char *const report =
@@ -150,6 +150,30 @@ START_TEST(readers_refuse_lenient_json)
     ck_assert_int_eq(q4h_case_json_parse(case_json, strlen(case_json), "case.json", m, &err),
                      Q4_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(err.msg, "case.json is not valid JSON"));
+    /* sizes from case.json: no shape of more than 2^40 elements (overflow-safe), no
+     * dot product of more terms, no integer parameter a double cannot hold */
+    static const struct { const char *text, *message; } big[] = {
+        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": {}, "
+          "\"inputs\": [{\"name\": \"x\", \"dtype\": \"<f4\", \"shape\": [2097152, 1048576]}]}",
+          "inputs[0].shape must be a shape of at most 2^40 elements" },
+        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": {}, "
+          "\"inputs\": [{\"name\": \"x\", \"dtype\": \"<f4\", "
+          "\"shape\": [4294967296, 4294967296, 4294967296, 4294967296]}]}",
+          "inputs[0].shape must be a shape of at most 2^40 elements" },
+        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": {}, "
+          "\"inputs\": [], \"outputs\": [{\"name\": \"y\", \"kind\": \"real\", \"shape\": [4], "
+          "\"dims\": [\"n\"], \"got\": true, \"guard_ok\": true, \"padding_ok\": true, "
+          "\"dot_n\": 4611686018427387904}]}",
+          "outputs[0].dot_n must be an integer from 0 to 1099511627776" },
+        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, "
+          "\"params\": {\"m\": 18446744073709551615}}",
+          "params.m must be an integer from -2^53 to 2^53" },
+    };
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
+        ck_assert_int_eq(q4h_case_json_parse(big[i].text, strlen(big[i].text), "case.json", m,
+                                             &err), Q4_ERR_ARG);
+        ck_assert_msg(strstr(err.msg, big[i].message), "%zu: %s", i, err.msg);
+    }
     free(m);
 
     /* a worker frame: magic, type 3, JSON bytes, no blob; then {"status": NaN} */
