@@ -190,7 +190,7 @@ static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_
     char where[320] = "";
     if (s->at.line && s->at.file < map->n_files) {
         const char *file = map->files[s->at.file], *slash = strrchr(file, '/');
-        snprintf(where, sizeof where, " at %s:%u", slash ? slash + 1 : file, s->at.line);
+        snprintf(where, sizeof where, " at %.256s:%u", slash ? slash + 1 : file, s->at.line);
     }
     static const char *const verb[] = { "read", "wrote", "accessed" };
     static const char *const what[] = { "load", "store", "atomic" };

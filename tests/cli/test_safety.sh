@@ -218,10 +218,10 @@ process.exit(0);
 JS
   wg=(env Q4CTS_WEBGPU_DIR="$PWD/fake" Q4CTS_WGSL_DIR="$src/gpu/wgsl")
   expect 2 'the WebGPU worker could not start: no adapter \\x1B\]0;pwned\\x07 \\x1B\[2J \\u009B31m' -- \
-    "${wg[@]}" FAKE=error timeout 60 "$q4cts" run --api webgpu "${sel[@]}"
+    "${wg[@]}" FAKE=error timeout 600 "$q4cts" run --api webgpu "${sel[@]}"
   checks=$((checks + 1))
   ! grep -q $'\x1b\|\xc2\x9b' out.txt || fail "the worker's error reached the terminal raw"
-  "${wg[@]}" FAKE=hello timeout 60 "$q4cts" run --api webgpu "${sel[@]}" >out.txt 2>&1
+  "${wg[@]}" FAKE=hello timeout 600 "$q4cts" run --api webgpu "${sel[@]}" >out.txt 2>&1
   checks=$((checks + 1))
   grep -q 'device: Evil \\x1B\]0;pwned\\x07 \\u009B31m GPU (WebGPU)' out.txt ||
     fail "the worker's device name is not shown escaped: $(head -3 out.txt)"
@@ -229,9 +229,9 @@ JS
   ! grep -q $'\x1b\|\xc2\x9b' out.txt || fail "the worker's device name reached the terminal raw"
   # set-up errors of --api webgpu: one sentence and exit 2 before any case
   expect 2 "the WGSL kernels' folder /nonexistent/wgsl \(Q4CTS_WGSL_DIR\) does not exist" -- \
-    env Q4CTS_WGSL_DIR=/nonexistent/wgsl timeout 60 "$q4cts" run --api webgpu "${sel[@]}"
+    env Q4CTS_WGSL_DIR=/nonexistent/wgsl timeout 600 "$q4cts" run --api webgpu "${sel[@]}"
   expect 2 "the WGSL kernels' folder .* holds no .wgsl kernel" -- \
-    env Q4CTS_WGSL_DIR="$PWD/fake" timeout 60 "$q4cts" perf --api webgpu "${sel[@]}"
+    env Q4CTS_WGSL_DIR="$PWD/fake" timeout 600 "$q4cts" perf --api webgpu "${sel[@]}"
   expect 2 "--kernel 'adamw_step=adamw_step.spv': adamw_step.spv is a SPIR-V module; with --api webgpu a kernel is WGSL source text" -- \
     q run --api webgpu "${sel[@]}" --kernel adamw_step=adamw_step.spv
   printf 'fn main() {}\0' >nul.wgsl
