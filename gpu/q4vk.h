@@ -289,6 +289,8 @@ typedef struct q4vk_described_step {
     const void *push;             /* kernel.push_bytes bytes */
     uint64_t groups[3];           /* a 0 anywhere: the step is skipped */
     bool fold;                    /* the kernel accepts x folded over y (never z) */
+    const char *origin;           /* what the code is, for the probes' messages (e.g.
+                                     "interface kernel f.json:rows"); NULL: "kernel NAME" */
 } q4vk_described_step;
 
 /* Runs the steps in order in one submission (q4vk_run: a barrier between steps). A

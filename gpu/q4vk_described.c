@@ -66,8 +66,11 @@ q4_status q4vk_run_described(q4vk_context *ctx, const q4vk_described_step *s, in
             (st = ranges(ctx, &s[i], err)) != Q4_OK)
             break;
         st = q4vk_pipeline_get(ctx, &s[i].kernel, &s[i].spec, &di->pipe, err);
-        if (st == Q4_OK)   /* the user's code, as an override's: so the probes report it */
+        if (st == Q4_OK) {   /* the user's code, as an override's: so the probes report it */
             di->pipe->overridden = true;
+            snprintf(di->pipe->origin, sizeof di->pipe->origin, "%s",
+                     s[i].origin ? s[i].origin : "");
+        }
         for (int b = 0; b < Q4VK_MAX_BINDINGS; b++)
             di->bind[b] = s[i].bind[b];
         di->push = s[i].push;

@@ -33,6 +33,7 @@ struct q4vk_pipeline {
     q4vk_spec spec;
     bool stale;                   /* replaced by a later override; kept alive for holders */
     bool overridden;
+    char origin[192];             /* q4vk_described_step.origin, or "" */
     uint32_t n_bindings, push_bytes;
     char entry[64];               /* the entry point's name */
     uint32_t uniform_mask;        /* bindings that are uniform buffers (q4vk_kernel) */

@@ -180,6 +180,17 @@ void q4vk_probes_descriptor(const q4vk_context *ctx, const q4vk_dispatch *d, uin
     };
 }
 
+/* What dispatch d runs, for messages: "interface kernel FILE:STEP" (an --interface
+ * step), "kernel NAME (override)" (--kernel) or "kernel NAME". */
+static const char *who(const q4vk_pipeline *p, char *buf, size_t size)
+{
+    if (p->origin[0])
+        snprintf(buf, size, "%s", p->origin);
+    else
+        snprintf(buf, size, "kernel %s%s", p->name, p->overridden ? " (override)" : "");
+    return buf;
+}
+
 /* The sentence for access site `site` of dispatch d that touched `offset`. */
 static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_t *slots,
                         int site, uint32_t offset)
@@ -195,10 +206,11 @@ static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_
     static const char *const verb[] = { "read", "wrote", "accessed" };
     static const char *const what[] = { "load", "store", "atomic" };
     unsigned a = s->access <= Q4SPV_ATOMIC ? (unsigned)s->access : Q4SPV_ATOMIC;
+    char name[256];
     snprintf(ctx->oob, sizeof ctx->oob,
-             "kernel %s%s %s past the data of binding %u: a %u-byte %s at byte offset %u "
+             "%s %s past the data of binding %u: a %u-byte %s at byte offset %u "
              "(index %u of %u-byte elements)%s, where the binding holds %u bytes of data",
-             d->pipe->name, d->pipe->overridden ? " (override)" : "", verb[a], s->binding,
+             who(d->pipe, name, sizeof name), verb[a], s->binding,
              s->bytes, what[a], offset, offset / s->bytes, s->bytes, where, limit);
 }
 
@@ -218,10 +230,10 @@ void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const
             oob_message(ctx, &d[i], slots, site, offset);
         q4spv_race_finding f;
         if (!ctx->race[0] && q4spv_race_first(map, slots, &f) >= 0) {
-            char what[Q4_MSG_MAX - 64];
+            char what[Q4_MSG_MAX - 64], name[256];
             q4spv_race_message(map, &f, what, sizeof what);
-            snprintf(ctx->race, sizeof ctx->race, "kernel %.60s%s: %.420s", d[i].pipe->name,
-                     d[i].pipe->overridden ? " (override)" : "", what);
+            snprintf(ctx->race, sizeof ctx->race, "%.60s: %.420s",
+                     who(d[i].pipe, name, sizeof name), what);
         }
     }
 }

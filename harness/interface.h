@@ -35,6 +35,9 @@ typedef struct q4h_if_tensor {
 
 #define Q4H_IF_MAX_TENSORS 6
 #define Q4H_IF_MAX_NAMES 12
+/* A file's names: the op's, then the activation's leading dims (ops with M), then the
+ * device limits (docs/interface-format.md, "Expressions"). */
+#define Q4H_IF_MAX_ALL_NAMES 32
 
 typedef struct q4h_if_op {
     const char *op;
@@ -115,6 +118,7 @@ typedef struct q4h_if_override {
 typedef struct q4h_if_step {
     char name[32];
     char kernel[64];           /* OP.NAME */
+    char origin[200];          /* "interface kernel FILE:NAME", for messages */
     char module[512];          /* the module's path as resolved */
     char entry[64];
     uint32_t *words;           /* a SPIR-V step's module */
@@ -145,9 +149,27 @@ typedef struct q4h_if_scratch {
 #define Q4H_IF_MAX_BUFFERS 12
 #define Q4H_IF_MAX_SCRATCH 8
 
+/* A precondition (top-level "requires"): when cond is 0 for a case, the case is
+ * NotSupported with `message`. */
+typedef struct q4h_if_require {
+    q4h_expr *cond;
+    char *text;                /* the condition as written (malloc'ed) */
+    char message[256];         /* the file's sentence, or "requires TEXT" */
+    char key[32];
+    bool device;               /* it names a device limit: known only on the device */
+} q4h_if_require;
+
+#define Q4H_IF_MAX_REQUIRES 16
+
 typedef struct q4h_iface {
     char path[512];
     const q4h_if_op *op;
+    q4h_xname names[Q4H_IF_MAX_ALL_NAMES];   /* what its expressions may name */
+    int n_names;
+    int dims_at;               /* index of "rank" (then d0..d3), or -1: the op has no M */
+    int limits_at;             /* index of the first device limit */
+    q4h_if_require requires[Q4H_IF_MAX_REQUIRES];
+    int n_requires;
     bool wgsl;                 /* its steps are WGSL (--api webgpu), else SPIR-V (vulkan) */
     q4h_if_step steps[Q4H_IF_MAX_STEPS];
     int n_steps;
@@ -173,6 +195,11 @@ q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_er
 /* Loads each path (one file per op: a second file of an op is Q4_ERR_ARG). */
 q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, q4_error *err);
 void q4h_ifaces_free(q4h_iface **f, size_t n);
+/* For each file, one line to out: its op, steps and preconditions, and how many of the
+ * selected cases (cases, n) of its op they leave out (those naming a device limit are
+ * decided on the device, case by case). */
+void q4h_ifaces_describe(FILE *out, q4h_iface *const *f, size_t n_files, const q4_case *cases,
+                         size_t n);
 /* Every file's steps are of the run's API (WGSL for webgpu, SPIR-V for vulkan);
  * Q4_ERR_ARG naming the file otherwise. */
 q4_status q4h_ifaces_check_api(q4h_iface *const *f, size_t n, bool webgpu, q4_error *err);
@@ -189,12 +216,15 @@ typedef struct q4h_if_case {
     const q4h_op *op;
     const q4_case *c;
     const q4_inputs *in;
-    q4h_xval values[Q4H_IF_MAX_NAMES];
+    q4h_xval values[Q4H_IF_MAX_ALL_NAMES];
     uint64_t max_bytes;        /* the longest buffer the device can bind */
     q4_error *err;
 } q4h_if_case;
 
-/* The case's values; drops from out the outputs the file does not write; a case with
+/* The case's values (info: the device's limits, lowered by the case's own; NULL: none
+ * known, each 0); a case outside the file's preconditions is Q4_ERR_UNSUPPORTED with
+ * "FILE: requires[I]: SENTENCE" (an expression that fails: Q4_ERR_ARG naming it);
+ * drops from out the outputs the file does not write; a case with
  * a bias and a file without one is Q4_ERR_UNSUPPORTED. max_bytes: the longest buffer
  * the device binds (maxStorageBufferRange, at most maxMemoryAllocationSize; WebGPU's
  * maxStorageBufferBindingSize and maxBufferSize): a buffer whose size the file makes
@@ -202,7 +232,15 @@ typedef struct q4h_if_case {
  * memory is taken for it. */
 q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op,
                             const q4_case *c, const q4_inputs *in, q4h_outputs *out,
-                            uint64_t max_bytes, q4_error *err);
+                            const q4vk_device_info *info, uint64_t max_bytes, q4_error *err);
+/* The values of f's names for case c (in may be NULL: reals 0) on a device with these
+ * limits (NULL: 0 each). */
+void q4h_if_all_values(const q4h_iface *f, const q4_case *c, const q4_inputs *in,
+                       const q4vk_device_info *info, uint64_t max_bytes,
+                       q4h_xval values[Q4H_IF_MAX_ALL_NAMES]);
+/* Whether case c is outside f's preconditions that name no device limit (*which: the
+ * first such, else -1); false also when one cannot be evaluated. */
+bool q4h_if_precluded(const q4h_iface *f, const q4_case *c, int *which);
 /* k->err gets "FILE: message". */
 q4_status q4h_if_fail(const q4h_if_case *k, q4_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -118,12 +118,73 @@ static void keep_written(const q4h_iface *f, q4h_outputs *out)
     out->n = kept;
 }
 
+void q4h_if_all_values(const q4h_iface *f, const q4_case *c, const q4_inputs *in,
+                       const q4vk_device_info *info, uint64_t max_bytes,
+                       q4h_xval values[Q4H_IF_MAX_ALL_NAMES])
+{
+    static const q4_inputs none;
+    q4h_if_values(f->op, c, in ? in : &none, values);
+    if (f->dims_at >= 0) {   /* rank, d0..d3: the activation's leading dims, 1 past rank */
+        const int rank = c->nlead > 0 ? c->nlead : 1;
+        values[f->dims_at] = (q4h_xval){ Q4H_X_INT, rank, 0 };
+        for (int d = 0; d < 4; d++)
+            values[f->dims_at + 1 + d] = (q4h_xval){
+                Q4H_X_INT, d >= rank ? 1 : c->nlead > 0 ? c->lead[d] : c->m, 0 };
+    }
+    /* the device's limits, lowered by the case's own (family small_device) */
+    uint64_t lim[6] = { 0 };
+    if (info) {
+        for (int d = 0; d < 3; d++)   /* WebGPU: one limit for every dimension */
+            lim[d] = info->max_group_count[d] ? info->max_group_count[d]
+                                              : info->max_group_count[0];
+        lim[3] = info->max_invocations;
+        lim[4] = info->max_shared_bytes;
+        lim[5] = max_bytes;
+    }
+    const int64_t lower[6] = { c->limit[Q4_LIMIT_GROUPS], c->limit[Q4_LIMIT_GROUPS],
+                               c->limit[Q4_LIMIT_GROUPS], c->limit[Q4_LIMIT_INVOCATIONS],
+                               c->limit[Q4_LIMIT_SHARED], c->limit[Q4_LIMIT_BINDING] };
+    for (int i = 0; i < 6; i++) {
+        if (lower[i] > 0 && (!info || (uint64_t)lower[i] < lim[i]))
+            lim[i] = (uint64_t)lower[i];
+        values[f->limits_at + i] = (q4h_xval){ Q4H_X_INT, (int64_t)(lim[i] > INT64_MAX ?
+                                                                    INT64_MAX : lim[i]), 0 };
+    }
+}
+
+bool q4h_if_precluded(const q4h_iface *f, const q4_case *c, int *which)
+{
+    q4h_xval values[Q4H_IF_MAX_ALL_NAMES], v;
+    char msg[Q4_MSG_MAX];
+    q4h_if_all_values(f, c, NULL, NULL, 0, values);
+    *which = -1;
+    for (int i = 0; i < f->n_requires; i++)
+        if (!f->requires[i].device && q4h_expr_eval(f->requires[i].cond, values, &v, msg,
+                                                    sizeof msg) && v.i == 0) {
+            *which = i;
+            return true;
+        }
+    return false;
+}
+
 q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op,
                             const q4_case *c, const q4_inputs *in, q4h_outputs *out,
-                            uint64_t max_bytes, q4_error *err)
+                            const q4vk_device_info *info, uint64_t max_bytes, q4_error *err)
 {
     *k = (q4h_if_case){ .f = f, .op = op, .c = c, .in = in, .max_bytes = max_bytes, .err = err };
-    q4h_if_values(f->op, c, in, k->values);
+    q4h_if_all_values(f, c, in, info, max_bytes, k->values);
+    /* the kernel's own contract first: nothing is made for a case outside it */
+    for (int i = 0; i < f->n_requires; i++) {
+        char key[64];
+        int64_t holds;
+        snprintf(key, sizeof key, "%s.condition", f->requires[i].key);
+        q4_status st = q4h_if_eval_int(k, f->requires[i].cond, key, INT64_MIN, INT64_MAX, &holds);
+        if (st != Q4_OK)
+            return st;
+        if (!holds)
+            return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%s: %s", f->requires[i].key,
+                               f->requires[i].message);
+    }
     keep_written(f, out);
     bool bias_bound = false;
     for (int b = 0; b < f->n_buffers; b++)

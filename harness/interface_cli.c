@@ -119,8 +119,50 @@ q4_status q4h_ifaces_modules(const q4h_override *ov, int n_ov, q4h_iface *const 
     for (size_t i = 0; i < n; i++)
         for (int s = 0; s < f[i]->n_steps && !f[i]->wgsl; s++)
             all[k++] = (q4h_override){ f[i]->steps[s].kernel, f[i]->steps[s].module,
-                                       f[i]->steps[s].words, f[i]->steps[s].n_words };
+                                       f[i]->steps[s].words, f[i]->steps[s].n_words,
+                                       f[i]->steps[s].origin };
     *out = all;
     *n_out = total;
     return Q4_OK;
+}
+
+void q4h_ifaces_describe(FILE *out, q4h_iface *const *f, size_t n_files, const q4_case *cases,
+                         size_t n)
+{
+    for (size_t i = 0; i < n_files; i++) {
+        char shown[Q4_ECHO_MAX], text[Q4_ECHO_MAX];
+        fprintf(out, "interface %s: op %s, kernel%s", q4_echo(f[i]->path, shown, sizeof shown),
+                f[i]->op->op, f[i]->n_steps > 1 ? "s" : "");
+        for (int s = 0; s < f[i]->n_steps; s++)
+            fprintf(out, "%s %s", s ? "," : "", f[i]->steps[s].kernel);
+        if (!f[i]->n_requires) {
+            fprintf(out, "; no preconditions\n");
+            continue;
+        }
+        size_t of_op = 0, out_of = 0;
+        int first[Q4H_IF_MAX_REQUIRES] = { 0 };
+        for (size_t c = 0; c < n; c++) {
+            int which;
+            if (strcmp(cases[c].op, f[i]->op->op))
+                continue;
+            of_op++;
+            if (q4h_if_precluded(f[i], &cases[c], &which))
+                out_of++, first[which]++;
+        }
+        fprintf(out, "; requires");
+        for (int r = 0; r < f[i]->n_requires; r++) {
+            const q4h_if_require *q = &f[i]->requires[r];
+            fprintf(out, "%s %s", r ? ";" : "", q4_echo(q->text, text, sizeof text));
+            if (q->device)
+                fprintf(out, " (on the device)");
+            else if (n)
+                fprintf(out, " (%d case%s outside)", first[r], first[r] == 1 ? "" : "s");
+        }
+        if (n)
+            fprintf(out, ": %zu of the %zu selected cases of op %s are within them%s\n",
+                    of_op - out_of, of_op, f[i]->op->op,
+                    out_of ? ", the others NotSupported" : "");
+        else
+            fprintf(out, "\n");
+    }
 }

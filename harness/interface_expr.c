@@ -1,7 +1,9 @@
 /* interface_expr.c: parser and evaluator of interface-file expressions
  * (interface_expr.h). A recursive-descent parser turns the text into a small tree
  * held in one array (children by index), typed as it is built; evaluation walks it
- * with overflow-checked 64-bit integers and doubles. */
+ * with overflow-checked 64-bit integers and doubles. Comparisons and logic give the
+ * integers 0 and 1; &&, || and ?: evaluate only the operands they need, so a guarded
+ * division (`K > 0 ? N / K : 0`) never divides by zero. */
 #include "interface_expr.h"
 
 #include <ctype.h>
@@ -16,12 +18,13 @@
 #define Q4_MSG_MAX_EXPR 256
 
 typedef enum kind { K_NUM, K_VAR, K_NEG, K_ADD, K_SUB, K_MUL, K_DIV, K_CEIL_DIV, K_ALIGN,
-                    K_MIN, K_MAX } kind;
+                    K_MIN, K_MAX, K_MOD, K_EQ, K_NE, K_LT, K_LE, K_GT, K_GE, K_AND, K_OR,
+                    K_NOT, K_COND } kind;
 
 typedef struct node {
     kind kind;
     q4h_xtype type;
-    int a, b;                  /* children (index into nodes) */
+    int a, b, c;               /* children (index into nodes); c: K_COND's else */
     int var;                   /* K_VAR: index into the names */
     q4h_xval num;              /* K_NUM */
 } node;
@@ -79,7 +82,7 @@ static int binary(parser *p, kind k, int a, int b)
     return add(p, (node){ .kind = k, .type = t, .a = a, .b = b });
 }
 
-static int parse_sum(parser *p);
+static int parse_expr(parser *p);
 
 /* INTEGER or REAL (docs/interface-format.md's grammar: no sign, no leading '.'). */
 static int parse_number(parser *p)
@@ -146,12 +149,12 @@ static int parse_name(parser *p)
         if (*p->at != '(')
             return fail(p, "expected '(' after %s", funcs[f].name);
         p->at++;
-        int a = parse_sum(p);
+        int a = parse_expr(p);
         skip_space(p);
         if (a >= 0 && *p->at != ',')
             return fail(p, "expected ',' between the arguments of %s", funcs[f].name);
         p->at += a >= 0;
-        int b = a >= 0 ? parse_sum(p) : -1;
+        int b = a >= 0 ? parse_expr(p) : -1;
         skip_space(p);
         if (b >= 0 && *p->at != ')')
             return fail(p, "expected ')' after the arguments of %s", funcs[f].name);
@@ -164,14 +167,19 @@ static int parse_name(parser *p)
     for (int k = 0; k < p->n_names; k++)
         if (strlen(p->names[k].name) == len && !strncmp(p->names[k].name, s, len))
             return add(p, (node){ .kind = K_VAR, .type = p->names[k].type, .var = k });
-    char list[400] = "";
+    char list[1024] = "";
     for (int k = 0; k < p->n_names; k++) {
         size_t at = strlen(list);
-        snprintf(list + at, sizeof list - at, "%s%s", k ? " " : "", p->names[k].name);
+        const char *g = p->names[k].group, *prev = k ? p->names[k - 1].group : NULL;
+        if (k && g != prev)
+            snprintf(list + at, sizeof list - at, "; %s: %s", g ? g : "this op has",
+                     p->names[k].name);
+        else
+            snprintf(list + at, sizeof list - at, "%s%s", k ? " " : "", p->names[k].name);
     }
     p->at = s;
-    return fail(p, "unknown name '%.*s' (this op has: %s; functions: ceil_div align min max)",
-                (int)len, s, list);
+    return fail(p, "unknown name '%.*s' (%s%s; functions: ceil_div align min max)", (int)len,
+                s, p->n_names && p->names[0].group ? "" : "this op has: ", list);
 }
 
 /* The character at p->at, quoted for a message (a raw byte escaped, q4_echo). */
@@ -191,9 +199,13 @@ static int parse_unary(parser *p)
         p->at++;
         int a = parse_unary(p);
         r = a < 0 ? -1 : add(p, (node){ .kind = K_NEG, .type = p->nodes[a].type, .a = a });
+    } else if (*p->at == '!' && p->at[1] != '=') {
+        p->at++;
+        int a = parse_unary(p);
+        r = a < 0 ? -1 : add(p, (node){ .kind = K_NOT, .type = Q4H_X_INT, .a = a });
     } else if (*p->at == '(') {
         p->at++;
-        r = parse_sum(p);
+        r = parse_expr(p);
         skip_space(p);
         if (r >= 0 && *p->at != ')')
             r = fail(p, "expected ')'");
@@ -215,9 +227,16 @@ static int parse_unary(parser *p)
 static int parse_product(parser *p)
 {
     int a = parse_unary(p);
-    for (skip_space(p); a >= 0 && (*p->at == '*' || *p->at == '/'); skip_space(p)) {
-        kind k = *p->at++ == '*' ? K_MUL : K_DIV;
+    for (skip_space(p); a >= 0 && (*p->at == '*' || *p->at == '/' || *p->at == '%');
+         skip_space(p)) {
+        const char *at = p->at;
+        kind k = *p->at == '*' ? K_MUL : *p->at == '/' ? K_DIV : K_MOD;
+        p->at++;
         a = binary(p, k, a, parse_unary(p));
+        if (a >= 0 && k == K_MOD && p->nodes[a].type != Q4H_X_INT) {
+            p->at = at;
+            return fail(p, "%% takes integers, not reals");
+        }
     }
     return a;
 }
@@ -230,6 +249,80 @@ static int parse_sum(parser *p)
         a = binary(p, k, a, parse_product(p));
     }
     return a;
+}
+
+/* sum [ ("==" | "!=" | "<" | "<=" | ">" | ">=") sum ]: 1 or 0. One comparison: a
+ * chain such as a < b < c is refused (C would compare the 0/1 of a < b with c). */
+static int parse_compare(parser *p)
+{
+    int a = parse_sum(p);
+    static const struct { const char *op; kind kind; } ops[] = {
+        { "==", K_EQ }, { "!=", K_NE }, { "<=", K_LE }, { ">=", K_GE }, { "<", K_LT },
+        { ">", K_GT },
+    };
+    for (size_t i = 0; a >= 0 && i < sizeof ops / sizeof ops[0]; i++) {
+        size_t len = strlen(ops[i].op);
+        if (strncmp(p->at, ops[i].op, len))
+            continue;
+        p->at += len;
+        a = binary(p, ops[i].kind, a, parse_sum(p));
+        if (a >= 0)
+            p->nodes[a].type = Q4H_X_INT;
+        skip_space(p);
+        if (a >= 0 && (*p->at == '<' || *p->at == '>' || (*p->at == '=' && p->at[1] == '=') ||
+                       (*p->at == '!' && p->at[1] == '=')))
+            return fail(p, "comparisons do not chain: use && (a < b && b < c)");
+        break;
+    }
+    if (a >= 0 && *p->at == '=')
+        return fail(p, "'=' is not an operator: compare with ==");
+    return a;
+}
+
+/* compare { "&&" compare } and that { "||" that }: 1 or 0, the right side only when
+ * the left does not decide. */
+static int parse_logic(parser *p, bool or)
+{
+    int a = or ? parse_logic(p, false) : parse_compare(p);
+    const char *op = or ? "||" : "&&";
+    for (skip_space(p); a >= 0 && !strncmp(p->at, op, 2); skip_space(p)) {
+        p->at += 2;
+        a = binary(p, or ? K_OR : K_AND, a, or ? parse_logic(p, false) : parse_compare(p));
+        if (a >= 0)
+            p->nodes[a].type = Q4H_X_INT;
+    }
+    if (a >= 0 && (*p->at == '&' || *p->at == '|') && strncmp(p->at, "&&", 2) &&
+        strncmp(p->at, "||", 2))
+        return fail(p, "'%c' is not an operator: logic is && and ||", *p->at);
+    return a;
+}
+
+/* or [ "?" expr ":" expr ]: the condition's branch only (right-associative). */
+static int parse_expr(parser *p)
+{
+    int c = parse_logic(p, true), r = c;
+    skip_space(p);
+    if (c >= 0 && *p->at == '?') {
+        if (++p->depth > Q4H_EXPR_MAX_DEPTH)
+            return fail(p, "nested deeper than %d levels", Q4H_EXPR_MAX_DEPTH);
+        p->at++;
+        int a = parse_expr(p);
+        skip_space(p);
+        if (a >= 0 && *p->at != ':')
+            r = fail(p, "expected ':' after the value of a true condition (c ? a : b)");
+        else if (a < 0)
+            r = -1;
+        else {
+            p->at++;
+            int b = parse_expr(p);
+            r = b < 0 ? -1 : add(p, (node){ .kind = K_COND, .a = a, .b = b, .c = c,
+                                             .type = p->nodes[a].type == Q4H_X_INT &&
+                                                     p->nodes[b].type == Q4H_X_INT
+                                                     ? Q4H_X_INT : Q4H_X_REAL });
+        }
+        p->depth--;
+    }
+    return r;
 }
 
 static q4h_expr *pack(const node *nodes, int n, int root)
@@ -260,7 +353,7 @@ bool q4h_expr_parse(const char *text, const q4h_xname *names, int n_names, q4h_e
                  strlen(text), Q4H_EXPR_MAX_CHARS);
     } else {
         char c[8];
-        root = parse_sum(p);
+        root = parse_expr(p);
         if (root >= 0 && *p->at)
             root = fail(p, "unexpected '%s' after a complete expression", char_here(p, c));
         if (root >= 0 && !(*out = pack(p->nodes, p->n, root)))
@@ -288,7 +381,9 @@ double q4h_xval_real(q4h_xval v)
 
 static const char *const op_names[] = {
     [K_ADD] = "+", [K_SUB] = "-", [K_MUL] = "*", [K_DIV] = "/", [K_CEIL_DIV] = "ceil_div",
-    [K_ALIGN] = "align", [K_MIN] = "min", [K_MAX] = "max", [K_NEG] = "-",
+    [K_ALIGN] = "align", [K_MIN] = "min", [K_MAX] = "max", [K_NEG] = "-", [K_MOD] = "%",
+    [K_EQ] = "==", [K_NE] = "!=", [K_LT] = "<", [K_LE] = "<=", [K_GT] = ">", [K_GE] = ">=",
+    [K_AND] = "&&", [K_OR] = "||", [K_NOT] = "!", [K_COND] = "?:",
 };
 
 /* Integer a OP b, overflow-checked; false with a sentence on any error. */
@@ -309,6 +404,13 @@ static bool int_op(kind k, int64_t a, int64_t b, int64_t *r, char *msg, size_t s
         over = a == INT64_MIN && b == -1;
         if (!over)
             *r = a / b;
+        break;
+    case K_MOD:   /* C's: the sign of a */
+        if (b == 0) {
+            snprintf(msg, size, "division by zero (%lld %% 0)", (long long)a);
+            return false;
+        }
+        *r = b == -1 ? 0 : a % b;
         break;
     default: { /* ceil_div, align */
         if (b <= 0) {
@@ -349,10 +451,44 @@ static bool eval(const q4h_expr *e, int at, const q4h_xval *values, q4h_xval *ou
         *out = a.type == Q4H_X_INT ? (q4h_xval){ Q4H_X_INT, -a.i, 0 }
                                    : (q4h_xval){ Q4H_X_REAL, 0, -a.r };
         return true;
+    case K_NOT:
+        if (!eval(e, nd->a, values, &a, msg, size))
+            return false;
+        *out = (q4h_xval){ Q4H_X_INT, q4h_xval_real(a) == 0, 0 };
+        return true;
+    case K_AND:
+    case K_OR:   /* the right side only when the left does not decide */
+        if (!eval(e, nd->a, values, &a, msg, size))
+            return false;
+        if ((q4h_xval_real(a) != 0) == (nd->kind == K_OR)) {
+            *out = (q4h_xval){ Q4H_X_INT, nd->kind == K_OR, 0 };
+            return true;
+        }
+        if (!eval(e, nd->b, values, &b, msg, size))
+            return false;
+        *out = (q4h_xval){ Q4H_X_INT, q4h_xval_real(b) != 0, 0 };
+        return true;
+    case K_COND:
+        if (!eval(e, nd->c, values, &a, msg, size) ||
+            !eval(e, q4h_xval_real(a) != 0 ? nd->a : nd->b, values, out, msg, size))
+            return false;
+        if (nd->type == Q4H_X_REAL && out->type == Q4H_X_INT)
+            *out = (q4h_xval){ Q4H_X_REAL, 0, (double)out->i };
+        return true;
     default: break;
     }
     if (!eval(e, nd->a, values, &a, msg, size) || !eval(e, nd->b, values, &b, msg, size))
         return false;
+    if (nd->kind >= K_EQ && nd->kind <= K_GE) {   /* integers exactly; a real: as doubles */
+        const bool ints = a.type == Q4H_X_INT && b.type == Q4H_X_INT;
+        const double x = q4h_xval_real(a), y = q4h_xval_real(b);
+        const int cmp = ints ? (a.i > b.i) - (a.i < b.i) : (x > y) - (x < y);
+        bool t = nd->kind == K_EQ ? cmp == 0 : nd->kind == K_NE ? cmp != 0
+               : nd->kind == K_LT ? cmp < 0  : nd->kind == K_LE ? cmp <= 0
+               : nd->kind == K_GT ? cmp > 0  : cmp >= 0;
+        *out = (q4h_xval){ Q4H_X_INT, t, 0 };
+        return true;
+    }
     if (nd->type == Q4H_X_INT) {
         out->type = Q4H_X_INT;
         return int_op(nd->kind, a.i, b.i, &out->i, msg, size);
@@ -397,4 +533,13 @@ bool q4h_expr_constant_value(const q4h_expr *e, q4h_xval *out)
 void q4h_expr_free(q4h_expr *e)
 {
     free(e);
+}
+
+bool q4h_expr_uses(const q4h_expr *e, int first, int count)
+{
+    for (int i = 0; e && i < e->n; i++)
+        if (e->nodes[i].kind == K_VAR && e->nodes[i].var >= first &&
+            e->nodes[i].var < first + count)
+            return true;
+    return false;
 }

@@ -1,6 +1,7 @@
 /* interface_expr.h: the expressions of an interface file (docs/interface-format.md,
  * "Expressions"): integer and real arithmetic over a case's parameters with
- * + - * /, unary -, parentheses, ceil_div, align, min and max.
+ * + - * / %, unary -, parentheses, ceil_div, align, min and max; comparisons
+ * (== != < <= > >=), ! && || and c ? a : b.
  *
  * An expression is parsed once, against the names its op has (each with a type), and
  * its type is known from then on; it is evaluated once per case with that case's
@@ -13,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define Q4H_EXPR_MAX_CHARS 256
-#define Q4H_EXPR_MAX_DEPTH 32
+#define Q4H_EXPR_MAX_CHARS 4096
+#define Q4H_EXPR_MAX_DEPTH 64
 
 typedef enum q4h_xtype { Q4H_X_INT, Q4H_X_REAL } q4h_xtype;
 
@@ -28,6 +29,7 @@ typedef struct q4h_xval {
 typedef struct q4h_xname {
     const char *name;
     q4h_xtype type;
+    const char *group;         /* for the message listing names: NULL "this op has" */
 } q4h_xname;
 
 typedef struct q4h_expr q4h_expr;
@@ -44,6 +46,8 @@ q4h_xtype q4h_expr_type(const q4h_expr *e);
  * real result that is not finite. */
 bool q4h_expr_eval(const q4h_expr *e, const q4h_xval *values, q4h_xval *out, char *msg,
                    size_t size);
+/* Whether e names any of names[first .. first + count - 1] of its parse. */
+bool q4h_expr_uses(const q4h_expr *e, int first, int count);
 /* Whether e names no parameter; then *out gets its value (false also when it
  * cannot be evaluated, e.g. 1 / 0). */
 bool q4h_expr_constant_value(const q4h_expr *e, q4h_xval *out);

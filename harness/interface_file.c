@@ -151,8 +151,8 @@ static q4_status get_expr(reader *r, const char *key, json_object *v, bool integ
         *out = q4h_expr_constant((q4h_xval){ Q4H_X_REAL, 0, json_object_get_double(v) });
         break;
     case json_type_string:
-        if (!q4h_expr_parse(json_object_get_string(v), r->f->op->names, r->f->op->n_names, out,
-                            msg, sizeof msg))
+        if (!q4h_expr_parse(json_object_get_string(v), r->f->names, r->f->n_names, out, msg,
+                            sizeof msg))
             return bad(r, key, "bad expression: %s", msg);
         break;
     default:
@@ -607,6 +607,14 @@ static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_ste
     char kernel[sizeof s->kernel + 32] = "";
     snprintf(kernel, sizeof kernel, "%s.%s", r->f->op->op, s->name);
     memcpy(s->kernel, kernel, sizeof s->kernel - 1);
+    {
+        char shown[Q4_ECHO_MAX];
+        const char *base = strrchr(r->path, '/');
+        char origin[sizeof s->origin];
+        snprintf(origin, sizeof origin, "interface kernel %.120s:%.31s",
+                 q4_echo(base ? base + 1 : r->path, shown, sizeof shown), kernel + strlen(r->f->op->op) + 1);
+        memcpy(s->origin, origin, sizeof origin);
+    }
     snprintf(k, sizeof k, "%.80s.entry", key);
     snprintf(s->entry, sizeof s->entry, "main");
     if (json_object_object_get_ex(o, "entry", &v) && (st = get_string(r, k, v, s->entry,
@@ -697,6 +705,80 @@ static q4_status get_scratch(reader *r, json_object *arr)
     return st;
 }
 
+/* The names expressions may use: the op's parameters, the activation's leading dims
+ * (ops with M: "rank" and d0..d3, outermost first, 1 past the rank), the device's
+ * limits (docs/interface-format.md, "Expressions"). */
+static const char *const dim_names[] = { "rank", "d0", "d1", "d2", "d3" };
+static const char *const limit_names[] = { "max_workgroups_x", "max_workgroups_y",
+                                           "max_workgroups_z", "max_invocations",
+                                           "max_shared_bytes", "max_storage_bytes" };
+
+static void make_names(q4h_iface *f)
+{
+    const q4h_if_op *op = f->op;
+    f->n_names = 0;
+    f->dims_at = -1;
+    bool has_m = false;
+    for (int i = 0; i < op->n_names; i++) {
+        f->names[f->n_names++] = op->names[i];
+        has_m |= !strcmp(op->names[i].name, "M");
+    }
+    if (has_m) {
+        f->dims_at = f->n_names;
+        for (size_t i = 0; i < sizeof dim_names / sizeof dim_names[0]; i++)
+            f->names[f->n_names++] = (q4h_xname){ dim_names[i], Q4H_X_INT, "the case's dims" };
+    }
+    f->limits_at = f->n_names;
+    for (size_t i = 0; i < sizeof limit_names / sizeof limit_names[0]; i++)
+        f->names[f->n_names++] = (q4h_xname){ limit_names[i], Q4H_X_INT, "device limits" };
+}
+
+/* "requires": [ { "condition": EXPR, "message": SENTENCE } ]: the kernel's contract,
+ * narrower than SPEC's; a case outside it is NotSupported with the sentence. */
+static q4_status get_requires(reader *r, json_object *arr)
+{
+    static const char *const allowed[] = { "condition", "message", NULL };
+    static const char *const required[] = { "condition", NULL };
+    q4_status st = want_type(r, "requires", arr, json_type_array);
+    size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
+    if (n > Q4H_IF_MAX_REQUIRES)
+        return bad(r, "requires", "%zu preconditions; at most %d are allowed", n,
+                   Q4H_IF_MAX_REQUIRES);
+    for (size_t i = 0; i < n && st == Q4_OK; i++) {
+        json_object *o = json_object_array_get_idx(arr, i), *v;
+        q4h_if_require *q = &r->f->requires[r->f->n_requires++];
+        char k[64];
+        snprintf(q->key, sizeof q->key, "requires[%zu]", i);
+        if ((st = want_type(r, q->key, o, json_type_object)) ||
+            (st = keys(r, q->key, o, allowed, required)))
+            break;
+        snprintf(k, sizeof k, "%s.condition", q->key);
+        json_object_object_get_ex(o, "condition", &v);
+        if ((st = want_type(r, k, v, json_type_string)))
+            break;
+        if (!(q->text = strdup(json_object_get_string(v))))
+            return q4_fail(r->err, Q4_ERR_NOMEM, "out of memory reading %s", k);
+        if ((st = get_expr(r, k, v, false, &q->cond)))
+            break;
+        if (q4h_expr_type(q->cond) != Q4H_X_INT)
+            return bad(r, k, "a condition is an integer (0: false), such as a comparison; "
+                       "this one is real");
+        q->device = q4h_expr_uses(q->cond, r->f->limits_at, r->f->n_names - r->f->limits_at);
+        snprintf(k, sizeof k, "%s.message", q->key);
+        if (json_object_object_get_ex(o, "message", &v)) {
+            if ((st = get_string(r, k, v, q->message, sizeof q->message)))
+                break;
+            for (const char *c = q->message; *c; c++)
+                if ((unsigned char)*c < 0x20)
+                    return bad(r, k, "a message is one line of printable text");
+        } else {
+            snprintf(q->message, sizeof q->message, "requires %.240s%s", q->text,
+                     strlen(q->text) > 240 ? "..." : "");
+        }
+    }
+    return st;
+}
+
 /* Inputs bound, outputs written, every buffer of an output written, scratch used. */
 static q4_status whole_op(reader *r)
 {
@@ -733,7 +815,8 @@ static q4_status whole_op(reader *r)
 
 static q4_status read_root(reader *r, json_object *root)
 {
-    static const char *const allowed[] = { "format", "op", "scratch", "steps", NULL };
+    static const char *const allowed[] = { "format", "op", "requires", "scratch", "steps",
+                                           NULL };
     static const char *const required[] = { "format", "op", "steps", NULL };
     json_object *v;
     char text[64];
@@ -754,6 +837,9 @@ static q4_status read_root(reader *r, json_object *root)
                    "linear_q4gsw_backward, linear_dW, fused_ce, adamw_step, q4gsw_requant)",
                    q4_echo(text, shown, sizeof shown));
     }
+    make_names(r->f);
+    if (json_object_object_get_ex(root, "requires", &v) && (st = get_requires(r, v)))
+        return st;
     if (json_object_object_get_ex(root, "scratch", &v) && (st = get_scratch(r, v)))
         return st;
     json_object_object_get_ex(root, "steps", &v);
@@ -847,6 +933,10 @@ void q4h_iface_free(q4h_iface *f)
     }
     for (int i = 0; i < f->n_scratch; i++)
         q4h_expr_free(f->scratch[i].bytes);
+    for (int i = 0; i < f->n_requires; i++) {
+        q4h_expr_free(f->requires[i].cond);
+        free(f->requires[i].text);
+    }
     for (int i = 0; i < f->n_buffers; i++)
         q4h_expr_free(f->buffers[i].row_stride);
     free(f);

@@ -9,8 +9,8 @@
 #define L(x) (1u << Q4H_LAYOUT_##x)
 #define WEIGHT { "w", Q4H_ROLE_IN, L(W4X8) | L(FLAT), "w4x8" }
 #define SCALES { "scales", Q4H_ROLE_IN, L(SCALES), "scales" }
-#define I(n) { #n, Q4H_X_INT }
-#define R(n) { #n, Q4H_X_REAL }
+#define I(n) { #n, Q4H_X_INT, NULL }
+#define R(n) { #n, Q4H_X_REAL, NULL }
 #define WEIGHT_NAMES I(N), I(K), I(gs), I(N4), I(N8)
 
 static const q4h_if_op ops[] = {

@@ -62,7 +62,7 @@ static q4_status make_step(run *r, q4vk_context *ctx, int si, q4vk_described_ste
                                             .spirv_words = s->n_words,
                                             .n_bindings = (uint32_t)s->n_bind,
                                             .push_bytes = s->push.bytes, .entry = s->entry },
-                                .push = r->push[si], .fold = s->fold };
+                                .push = r->push[si], .fold = s->fold, .origin = s->origin };
     for (int dim = 0; dim < 3 && st == Q4_OK; dim++) {
         int64_t v;
         snprintf(key, sizeof key, "steps[%d].local_size[%d]", si, dim);
@@ -120,7 +120,7 @@ q4_status q4h_iface_gpu_run(q4vk_context *ctx, const q4h_iface *f, const q4h_op 
     uint64_t max_bytes = info->max_storage_range;
     if (info->max_alloc_bytes && info->max_alloc_bytes < max_bytes)
         max_bytes = info->max_alloc_bytes;
-    q4_status st = q4h_if_case_start(&r->k, f, op, c, in, out, max_bytes, err);
+    q4_status st = q4h_if_case_start(&r->k, f, op, c, in, out, info, max_bytes, err);
     q4vk_described_step steps[Q4H_IF_MAX_STEPS];
     if (st == Q4_OK)
         st = make_buffers(r, ctx, out);

@@ -139,14 +139,15 @@ json_object *q4h_iface_wg_check(const q4h_iface *f)
 }
 
 q4_status q4h_iface_wg_case(const q4h_iface *f, const q4h_op *op, const q4_case *c,
-                            const q4_inputs *in, q4h_outputs *out, uint32_t max_groups,
+                            const q4_inputs *in, q4h_outputs *out,
+                            const q4vk_device_info *info, uint32_t max_groups,
                             uint64_t max_bytes, q4h_wg_images *im, json_object **iface,
                             q4_error *err)
 {
     q4h_if_case k;
     int scratch = 0;   /* the tensor images come first, then the scratch ones */
     json_object *steps = json_object_new_array();
-    q4_status st = q4h_if_case_start(&k, f, op, c, in, out, max_bytes, err);
+    q4_status st = q4h_if_case_start(&k, f, op, c, in, out, info, max_bytes, err);
     im->n = 0;
     *iface = NULL;
     for (int i = 0; i < f->n_buffers && st == Q4_OK; i++) {

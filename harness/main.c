@@ -98,12 +98,28 @@ static int cmd_kernels(void)
     return 0;
 }
 
-/* kernels --interface NAME: the interface file of a built-in kernel. */
+/* kernels --interface NAME: the interface file of a built-in kernel; kernels
+ * --interface FILE.json: what the file runs and claims (its preconditions, over every
+ * case q4cts has of its op). */
 static int cmd_kernel_interface(const q4h_cli *cli)
 {
     q4_error err = { 0 };
     if (cli->n_interfaces != 1)
         return q4_fail(&err, Q4_ERR_ARG, "kernels takes one --interface NAME"), fail_usage(&err);
+    const char *arg = cli->interface_args[0];
+    if (strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json")) {
+        q4h_iface **f = NULL;
+        q4_case *cases = NULL;
+        size_t n = 0;
+        if (q4h_ifaces_load(&arg, 1, &f, &err) != Q4_OK)
+            return fail_usage(&err);
+        if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
+            n = 0;
+        q4h_ifaces_describe(stdout, f, 1, cases, n);
+        free(cases);
+        q4h_ifaces_free(f, 1);
+        return 0;
+    }
     if (q4h_iface_print_builtin(cli->interface_args[0], stdout, &err) != Q4_OK)
         return fail_usage(&err);
     return 0;
@@ -499,6 +515,7 @@ static int cmd_run(const q4h_cli *cli)
     if (shcov)
         opt.vk.probes = q4h_shcov_probes(shcov);
     s.planned = n;
+    q4h_ifaces_describe(stdout, ifaces, cli->n_interfaces, cases, n);   /* what runs, claimed */
     s.console = q4_console_new(stdout, n, cli->strict);
     q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin,
                       .finished = on_finished, .result = on_result, .problem = on_problem };

@@ -22,6 +22,8 @@ typedef struct q4h_override {
     const char *path;
     uint32_t *words;
     size_t n_words;
+    const char *origin;        /* an --interface step: "interface kernel FILE:STEP"; NULL:
+                                  --kernel */
 } q4h_override;
 
 struct q4h_iface;

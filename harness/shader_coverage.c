@@ -15,6 +15,7 @@
 typedef struct entry {
     const char *name;
     bool overridden;
+    const char *origin;               /* q4h_override.origin */
     q4spv_map *map;
     size_t at;                        /* offset of its bytes in the shared mapping: */
 } entry;                              /* [at] ran, [at + 1 ..) one per coverage slot */
@@ -62,6 +63,7 @@ q4_status q4h_shcov_create(const q4h_override *ov, int n_ov, bool coverage, bool
         entry *e = &c->e[c->n];
         e->name = i < n_builtin ? k[i].name : ov[i - n_builtin].kernel;
         e->overridden = i >= n_builtin;
+        e->origin = i >= n_builtin ? ov[i - n_builtin].origin : NULL;
         uint32_t *probed;
         size_t n_probed;
         q4_error why = { 0 };
@@ -133,7 +135,7 @@ int q4h_shcov_kernels(const q4h_shcov *c, q4h_shcov_kernel *out, int max)
             continue;
         q4spv_cov cov = cov_of(c, i);
         out[n] = (q4h_shcov_kernel){ .name = c->e[i].name, .overridden = c->e[i].overridden,
-                                     .has_lines = c->e[i].map->n_pos > 0 };
+                                     .origin = c->e[i].origin, .has_lines = c->e[i].map->n_pos > 0 };
         q4spv_cov_figures_of(&cov, &out[n].f);
         n++;
     }
@@ -199,14 +201,18 @@ void q4h_shcov_print(const q4h_shcov *c, FILE *f)
     fprintf(f, "shader coverage:\n");
     for (int i = 0; i < n; i++) {
         const q4spv_cov_figures *x = &k[i].f;
+        char what[224] = "";   /* what ran: an --interface step, or a --kernel override */
+        if (k[i].origin)
+            snprintf(what, sizeof what, " (%s)", k[i].origin);
+        else if (k[i].overridden)
+            snprintf(what, sizeof what, " (override)");
         if (k[i].has_lines)
             fprintf(f, "  %-30s %5.1f%% of %4u lines, %5.1f%% of %4u branches%s\n", k[i].name,
                     pct(x->lines_hit, x->lines), x->lines, pct(x->branches_hit, x->branches),
-                    x->branches, k[i].overridden ? " (override)" : "");
+                    x->branches, what);
         else
             fprintf(f, "  %-30s %5.1f%% of %4u blocks (no line information)%s\n", k[i].name,
-                    pct(x->blocks_hit, x->blocks), x->blocks,
-                    k[i].overridden ? " (override)" : "");
+                    pct(x->blocks_hit, x->blocks), x->blocks, what);
         lines += x->lines;
         hit += x->lines_hit;
     }

@@ -16,6 +16,7 @@ typedef struct q4h_shcov q4h_shcov;
 typedef struct q4h_shcov_kernel {
     const char *name;
     bool overridden;
+    const char *origin;               /* an --interface step's "interface kernel F:S", or NULL */
     bool has_lines;                   /* its code has OpLine (else: blocks only) */
     q4spv_cov_figures f;
 } q4h_shcov_kernel;

@@ -375,7 +375,7 @@ static bool run_case(session *s, const q4_case *c, q4_result *r)
         max_groups = (uint32_t)c->limit[Q4_LIMIT_GROUPS];
     if (c->limit[Q4_LIMIT_BINDING] && (uint64_t)c->limit[Q4_LIMIT_BINDING] < max_binding)
         max_binding = (uint64_t)c->limit[Q4_LIMIT_BINDING];
-    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, max_groups,
+    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, &s->a.info, max_groups,
                                    max_binding < s->a.max_buffer ? max_binding : s->a.max_buffer,
                                    &im, &steps, &err) != Q4_OK) {
         r->verdict = err.status == Q4_ERR_UNSUPPORTED ? Q4_NOT_SUPPORTED

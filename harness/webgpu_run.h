@@ -39,10 +39,12 @@ q4_status q4h_wg_image_add(q4h_wg_images *im, const char *name, const void *init
  * maxComputeWorkgroupsPerDimension (a grid beyond it, folded where the step allows, is
  * Q4_ERR_UNSUPPORTED naming the step); max_bytes: the longest buffer it binds (a
  * buffer the file makes longer is Q4_ERR_UNSUPPORTED before it is allocated). out: the
- * truth, from which the outputs the file does not write are dropped. */
+ * truth, from which the outputs the file does not write are dropped. info: the
+ * adapter's limits, for the file's preconditions and device-limit names. */
 struct q4h_iface;
 q4_status q4h_iface_wg_case(const struct q4h_iface *f, const q4h_op *op, const q4_case *c,
-                            const q4_inputs *in, q4h_outputs *out, uint32_t max_groups,
+                            const q4_inputs *in, q4h_outputs *out,
+                            const q4vk_device_info *info, uint32_t max_groups,
                             uint64_t max_bytes, q4h_wg_images *im, json_object **iface,
                             q4_error *err);
 /* The outputs read back from b (the returned images, in im's order; those not

@@ -8,8 +8,9 @@
 #include "interface_expr.h"
 
 static const q4h_xname names[] = {
-    { "M", Q4H_X_INT }, { "N", Q4H_X_INT }, { "K", Q4H_X_INT }, { "lr", Q4H_X_REAL },
-    { "big", Q4H_X_INT },
+    { "M", Q4H_X_INT, NULL }, { "N", Q4H_X_INT, NULL }, { "K", Q4H_X_INT, NULL },
+    { "lr", Q4H_X_REAL, NULL },
+    { "big", Q4H_X_INT, NULL },
 };
 static const q4h_xval values[] = {
     { Q4H_X_INT, 7, 0 }, { Q4H_X_INT, 12, 0 }, { Q4H_X_INT, 36, 0 }, { Q4H_X_REAL, 0, 0.5 },
@@ -168,7 +169,7 @@ START_TEST(parse_errors)
     for (int i = 0; i < Q4H_EXPR_MAX_DEPTH + 1; i++)
         strcat(deep, "(");
     strcat(deep, "1");
-    parse_fails(deep, "nested deeper than 32 levels");
+    parse_fails(deep, "nested deeper than 64 levels");
     char neg[Q4H_EXPR_MAX_DEPTH + 8] = "";
     for (int i = 0; i < Q4H_EXPR_MAX_DEPTH; i++)
         strcat(neg, "-");
@@ -177,7 +178,7 @@ START_TEST(parse_errors)
     char long_text[Q4H_EXPR_MAX_CHARS + 2];
     memset(long_text, '1', sizeof long_text - 1);
     long_text[sizeof long_text - 1] = '\0';
-    parse_fails(long_text, "the expression has 257 characters; at most 256 are allowed");
+    parse_fails(long_text, "the expression has 4097 characters; at most 4096 are allowed");
 }
 END_TEST
 
@@ -200,6 +201,58 @@ START_TEST(eval_errors)
 }
 END_TEST
 
+/* Comparisons, logic, % and c ? a : b (docs/interface-format.md, "Expressions"). */
+START_TEST(conditionals)
+{
+    int_is("N % 8", 4);
+    int_is("K % 8 == 4", 1);
+    int_is("-M % 4", -3);                       /* C's: the sign of the dividend */
+    int_is("M % -1", 0);
+    int_is("N == 12", 1);
+    int_is("N != 12", 0);
+    int_is("M < N", 1);
+    int_is("M <= 7", 1);
+    int_is("M > 7", 0);
+    int_is("M >= 8", 0);
+    int_is("lr < 1", 1);                        /* a real compared: an integer */
+    int_is("lr == 0.5", 1);
+    int_is("M + 1 == 8 && N * 3 == K", 1);      /* arithmetic binds tighter */
+    int_is("M == 1 || N == 12 && K == 0", 0 || (1 && 0));   /* && before || */
+    int_is("(M == 1 || N == 12) && K == 36", 1);
+    int_is("!(M == 7)", 0);
+    int_is("!0 + !5", 1);
+    int_is("!lr", 0);
+    int_is("M > 4 ? N : K", 12);
+    int_is("M > 8 ? N : K", 36);
+    int_is("M == 1 ? 1 : M == 7 ? 2 : 3", 2);  /* right-associative */
+    int_is("(M > 4 ? N : K) * 2", 24);
+    int_is("min(M > 4 ? 1 : 2, 3)", 1);
+    real_is("M > 4 ? lr : 2", 0.5);             /* a real branch makes it real */
+    real_is("M > 8 ? lr : 2", 2.0);
+    /* only the branch taken, and && and || only as far as they must go */
+    int_is("N - 12 == 0 ? 0 : M / (N - 12)", 0);
+    int_is("N == 12 || M / 0 == 1", 1);
+    int_is("N != 12 && M / 0 == 1", 0);
+    eval_fails("N == 12 && M / 0 == 1", "division by zero");
+    eval_fails("M % (N - 12)", "division by zero (7 % 0)");
+    parse_fails("lr % 2", "% takes integers, not reals");
+    parse_fails("M < N < K", "comparisons do not chain");
+    parse_fails("M = 7", "'=' is not an operator: compare with ==");
+    parse_fails("M & 1", "'&' is not an operator: logic is && and ||");
+    parse_fails("M > 4 ? N", "expected ':' after the value of a true condition");
+    parse_fails("M ? : N", "unexpected ':'; expected a number");
+    char chain[8 * (Q4H_EXPR_MAX_DEPTH + 2)] = "";
+    for (int i = 0; i < Q4H_EXPR_MAX_DEPTH + 1; i++)
+        strcat(chain, "M ? 1 : ");
+    parse_fails(strcat(chain, "0"), "nested deeper than 64 levels");
+    /* a real dispatch rule fits: 1,024 characters and more */
+    char rule[Q4H_EXPR_MAX_CHARS + 1] = "";
+    while (strlen(rule) + 40 < Q4H_EXPR_MAX_CHARS)
+        strcat(rule, "(K % 8 == 0 ? ceil_div(N, 64) : 0) + ");
+    int_is(strcat(rule, "1"), 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("interface_expr");
@@ -210,6 +263,7 @@ int main(void)
     tcase_add_test(tc, constants);
     tcase_add_test(tc, parse_errors);
     tcase_add_test(tc, eval_errors);
+    tcase_add_test(tc, conditionals);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -77,6 +77,30 @@ cp $a two.json
 expect 2 'adamw_step.json and two.json both describe op adamw_step' -- \
   "$q4cts" run --filter 'q4cts.adamw_step.*' --interface $a --interface two.json
 
+# preconditions ("requires"): refused when malformed, naming the key
+edit $a req_type.json 'f["requires"] = {"condition": "numel > 0"}'
+expect 2 'req_type.json: requires: expected an array, got object' -- run adamw_step req_type.json
+edit $a req_key.json 'f["requires"] = [{"condition": "numel > 0", "why": "x"}]'
+expect 2 'req_key.json: requires\[0\]: unknown key "why" \(expected: condition, message\)' -- run adamw_step req_key.json
+edit $a req_missing.json 'f["requires"] = [{"message": "x"}]'
+expect 2 'req_missing.json: requires\[0\]: missing key "condition"' -- run adamw_step req_missing.json
+edit $a req_real.json 'f["requires"] = [{"condition": "lr * 2"}]'
+expect 2 'req_real.json: requires\[0\].condition: a condition is an integer \(0: false\), such as a comparison; this one is real' -- run adamw_step req_real.json
+edit $a req_expr.json 'f["requires"] = [{"condition": "numel % 8 = 0"}]'
+expect 2 "req_expr.json: requires\[0\].condition: bad expression: at character 11: '=' is not an operator: compare with ==" -- run adamw_step req_expr.json
+edit $a req_name.json 'f["requires"] = [{"condition": "N % 8 == 0"}]'
+expect 2 "req_name.json: requires\[0\].condition: bad expression: at character 1: unknown name 'N'" -- run adamw_step req_name.json
+edit $a req_num.json 'f["requires"] = [{"condition": 1}]'
+expect 2 'req_num.json: requires\[0\].condition: expected a string, got int' -- run adamw_step req_num.json
+edit $a req_msg.json 'f["requires"] = [{"condition": "numel > 0", "message": "two\nlines"}]'
+expect 2 'req_msg.json: requires\[0\].message: a message is one line of printable text' -- run adamw_step req_msg.json
+edit $a req_many.json 'f["requires"] = [{"condition": "numel > 0"}] * 17'
+expect 2 'req_many.json: requires: 17 preconditions; at most 16 are allowed' -- run adamw_step req_many.json
+# what a file claims: its preconditions, and how many cases of its op they keep
+edit $a req.json 'f["requires"] = [{"condition": "numel % 2048 == 0", "message": "needs whole blocks of 2048 elements"}, {"condition": "max_workgroups_x >= 1000000000"}]'
+expect 0 '^interface req.json: op adamw_step, kernel adamw_step.update; requires numel % 2048 == 0 \([0-9]+ cases outside\); max_workgroups_x >= 1000000000 \(on the device\)' -- \
+  "$q4cts" kernels --interface req.json
+
 # ---- refused before any case: the module ----
 edit $a push.json 'f["steps"][0]["push_constants"].pop()'
 expect 2 'push.json: steps\[0\].push_constants: the module does not match: the file.s push constants fill 28 bytes, the module.s block is 32 bytes' -- run adamw_step push.json
@@ -118,14 +142,20 @@ if "$q4cts" devices >/dev/null 2>&1; then
     expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
       --filter "q4cts.${k%_w4x8}.*" --interface $k.json
   done
-  # --shader-coverage probes the file's modules and names them OP.STEP
-  expect 0 'adamw_step.update +[0-9.]+% of +[0-9]+ (lines|blocks).*\(override\)' -- \
+  # --shader-coverage probes the file's modules and names them OP.STEP, saying what ran
+  expect 0 'adamw_step.update +[0-9.]+% of +[0-9]+ (lines|blocks).*\(interface kernel adamw_step.json:update\)$' -- \
     "$q4cts" run --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface $a --shader-coverage cov.info
   # a wrong value fails the cases (the file is really what runs)
   edit $a lr.json 'f["steps"][0]["push_constants"][1]["value"] = "lr * 2"'
   expect 1 'Fail +q4cts.adamw_step.wd_on.n1024_t1_w1' -- run1 lr.json
   expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
     --filter 'q4cts.adamw_step.*' --interface et.json --bounds-check
+  # --bounds-check names what ran: the interface kernel FILE:STEP, not an "(override)"
+  sed 's/        if (i == 0u) seen\[0\] = 1u;/        if (i < 8u) seen[i] = 1u;/' et.comp >et_oob.comp
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o et_oob.spv et_oob.comp || fail "et_oob.comp does not compile"
+  edit et.json et_oob.json 'f["steps"][0]["spirv"] = "et_oob.spv"'
+  expect 1 'message: .*interface kernel et_oob.json:update wrote past the data of binding 5: a 4-byte store at byte offset 12 ' -- \
+    "$q4cts" run --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface et_oob.json --bounds-check
   # the local size comes from the file: a wrong one skips elements and fails
   edit et.json et32.json 'f["steps"][0]["local_size"][0] = 32'
   expect 1 'Fail +q4cts.adamw_step' -- run1 et32.json
@@ -147,6 +177,31 @@ if "$q4cts" devices >/dev/null 2>&1; then
     expect 0 "^NotSupported +$dq .*stride$stride.json: steps\[0\].bindings\[1\].row_stride: a row stride of $stride makes the scales buffer longer than the [0-9]+ bytes the device binds" -- \
       "$q4cts" run --filter $dq --interface stride$stride.json
   done
+  # preconditions: a case outside them is NotSupported with the file's own sentence,
+  # before anything is made for it; one naming a device limit is decided on the device
+  expect 0 '^interface req.json: op adamw_step, kernel adamw_step.update; requires numel % 2048 == 0 \(1 case outside\); max_workgroups_x >= 1000000000 \(on the device\): 0 of the 1 selected cases of op adamw_step are within them, the others NotSupported' -- run1 req.json
+  also '^NotSupported +q4cts.adamw_step.wd_on.n1024_t1_w1 .*\(not supported: req.json: requires\[0\]: needs whole blocks of 2048 elements\)'
+  expect 0 '^NotSupported +q4cts.adamw_step.wd_on.n4096_t10_w1 .*\(not supported: req.json: requires\[1\]: requires max_workgroups_x >= 1000000000\)' -- \
+    "$q4cts" run --filter q4cts.adamw_step.wd_on.n4096_t10_w1 --interface req.json
+  # a condition that holds runs the case; the planted bug (a condition ignored or
+  # inverted) would make this NotSupported or the ones above Pass
+  edit $a req_ok.json 'f["requires"] = [{"condition": "numel % 1024 == 0 && max_workgroups_x >= 1 && (step > 0 ? 1 : 0)"}]'
+  expect 0 '^Pass +q4cts.adamw_step.wd_on.n1024_t1_w1 ' -- run1 req_ok.json
+  edit $a req_zero.json 'f["requires"] = [{"condition": "numel / (step - step) > 0"}]'
+  expect 1 'message: invalid argument: req_zero.json: requires\[0\].condition: division by zero \(1024 / 0\)' -- run1 req_zero.json
+  also '^InternalError +q4cts.adamw_step.wd_on.n1024_t1_w1 '
+  # the activation's leading dims by name: rank and d0..d3 (outermost first, 1 past the
+  # rank, M their product), here in preconditions of the ExecuTorch-style forward
+  lin="$work/../interfaces/linear_q4gsw"
+  edit "$lin/linear_q4gsw.json" dims.json "f['steps'][0]['spirv'] = '$lin/q4gsw_linear_tiled.spv'; f['requires'] = [{'condition': 'M == d0 * d1 * d2 * d3 && (rank < 4 ? d3 == 1 : 1) && (rank < 2 ? d1 == 1 : 1)', 'message': 'the dims are wrong'}, {'condition': 'rank <= 2 && (rank < 2 || d1 != 3)', 'message': 'takes no S of 3, nor more than [B, S, K]'}]"
+  expect 0 '^Pass +q4cts.linear_q4gsw.leading_dims.d2x4_n32_k64_g32 ' -- \
+    "$q4cts" run --filter 'q4cts.linear_q4gsw.leading_dims.*' --filter q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1 --interface dims.json
+  also '^Pass +q4cts.linear_q4gsw.leading_dims.d1x1_n8_k16_g16 '
+  also '^Pass +q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1 '
+  also '^NotSupported +q4cts.linear_q4gsw.leading_dims.d2x3_n16_k32_g32 .*dims.json: requires\[1\]: takes no S of 3'
+  also '^NotSupported +q4cts.linear_q4gsw.leading_dims.d3x5x2_n12_k32_g16 .*dims.json: requires\[1\]'
+  also '^NotSupported +q4cts.linear_q4gsw.leading_dims.d2x2x2x2_n16_k64_g64 .*dims.json: requires\[1\]'
+  checks=$((checks + 1)); ! grep -q 'the dims are wrong' out.txt || fail "the leading dims' values are wrong"
   edit et.json bigscratch.json 'f["scratch"][0]["bytes"] = 1073741824'
   expect 0 '^NotSupported +q4cts.adamw_step.wd_on.n1024_t1_w1 .*bigscratch.json: scratch\[0\].bytes: 1073741824 bytes of scratch are more than the [0-9]+ bytes the device binds' -- run1 bigscratch.json
 else
