@@ -79,7 +79,7 @@ void main()
                 (uvec4(notEqual(v, vec4(0.0))) & uvec4(equal(z0, vec4(0.0)))) |
                 uvec4(isinf(v)) | uvec4(isnan(v));
     if (any(notEqual(bad, uvec4(0u))))
-        s_lossy = 1u;
+        atomicOr(s_lossy, 1u);   // atomic: many invocations may raise it (--race-check)
     barrier();
     if (l == 0u && s_lossy != 0u)
         atomicOr(lossy, 1u);

@@ -66,6 +66,9 @@ void dev_get(q4vk_context *ctx, q4vk_buffer *b, void *dst, size_t bytes, const c
                          i - (bytes + 3) / 4, all[i]);
     memcpy(dst, all, bytes);
     free(all);
+    char race[Q4_MSG_MAX];
+    if (q4vk_take_race(ctx, race, sizeof race))   /* Q4_TEST_RACE_CHECK=1 */
+        ck_abort_msg("%s: shared-memory race: %s", what, race);
 }
 
 /* The judge of n elements; cols > 0 names a failing element by row and column. */
@@ -152,6 +155,9 @@ int gpu_test_open(q4vk_context **ctx)
     }
     q4vk_options opt = {0};
     opt.log = stdout;
+    /* Q4_TEST_RACE_CHECK=1: the race probes (docs/race-check.md); dev_get fails on a race */
+    const char *race = getenv("Q4_TEST_RACE_CHECK");
+    opt.probes.race = race && !strcmp(race, "1");
     if (q4vk_create(&opt, ctx, &err) != Q4_OK) {
         fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
         return 1;
