@@ -704,8 +704,20 @@ static void race_access(pass *p, words *b, size_t k, q4spv_pos at)
     const q4spv_module *m = p->m;
     uint32_t ptr, type;
     q4spv_access access;
-    if (!access_of(m, k, &ptr, &type, &access))
+    if (!access_of(m, k, &ptr, &type, &access)) {
+        /* cooperative-matrix fragments through shared memory: not followed */
+        uint32_t op = m->insts[k].opcode, at_ptr = 0;
+        if (op == SpvOpCooperativeMatrixLoadNV || op == 4457u /* CooperativeMatrixLoadKHR */)
+            at_ptr = q4spv_word(m, k, 3);
+        else if (op == SpvOpCooperativeMatrixStoreNV || op == 4458u /* CooperativeMatrixStoreKHR */)
+            at_ptr = q4spv_word(m, k, 1);
+        const q4spv_inst *pd = at_ptr ? q4spv_def(m, at_ptr) : NULL;
+        const q4spv_inst *pt = pd ? q4spv_def(m, pd->type_id) : NULL;
+        if (pt && pt->opcode == SpvOpTypePointer &&
+            m->words[pt->offset + 2] == SpvStorageClassWorkgroup)
+            p->map->race_unchecked++;
         return;
+    }
     const q4spv_inst *d = q4spv_def(m, ptr);
     const q4spv_inst *pty = d ? q4spv_def(m, d->type_id) : NULL;
     if (!pty || pty->opcode != SpvOpTypePointer ||

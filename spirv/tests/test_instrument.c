@@ -249,6 +249,75 @@ START_TEST(probe_init_and_first_oob)
 }
 END_TEST
 
+/* Race probes: every built-in kernel with shared memory, and a test module of SPIR-V
+ * 1.0 (Uniform + BufferBlock), 1.3 and 1.5 (entry points list every global), come out
+ * valid, with one site per shared access and its line; kernels without shared memory
+ * are left without race probes. */
+START_TEST(race_probes)
+{
+    static const q4spv_options race = { .set = 1, .race = true };
+    int n_kernels;
+    const q4vk_kernel *k = q4vk_kernels(&n_kernels);
+    int with_shared = 0;
+    for (int i = 0; i < n_kernels; i++) {
+        uint32_t *out;
+        size_t n_out;
+        q4spv_map *map;
+        q4_error err = { 0 };
+        ck_assert_msg(q4spv_instrument(k[i].spirv, k[i].spirv_words, &race, &out, &n_out, &map,
+                                       &err) == Q4_OK, "%s: %s", k[i].name, err.msg);
+        ck_assert_msg(q4spv_validate(out, n_out, k[i].name, &err) == Q4_OK, "%s", err.msg);
+        if (map->n_race_vars) {
+            with_shared++;
+            ck_assert_uint_gt(map->n_race_sites, 0);
+            ck_assert_uint_eq(map->n_slots, map->race_base + 4 + Q4SPV_RACE_RECORD +
+                                                Q4SPV_RACE_REPORT * (map->n_race_sites + 1));
+        } else {
+            ck_assert_uint_eq(map->n_race_sites, 0);
+            ck_assert_uint_eq(q4spv_race_buffer_words(map, 32, 100), map->n_slots);
+        }
+        free(out);
+        q4spv_map_free(map);
+    }
+    ck_assert_int_ge(with_shared, 8);
+    static const char *const files[] = { "race-spv10.spv", "race-spv13.spv", "race-spv15.spv" };
+    for (int f = 0; f < 3; f++) {
+        probed p = instrument_file(files[f], &race);
+        ck_assert_uint_eq(p.map->n_race_vars, 1);
+        ck_assert_str_eq(p.map->race_vars[0], "s");
+        ck_assert_uint_eq(p.map->race_words, 1);
+        ck_assert_uint_eq(p.map->race_unchecked, 0);
+        /* s[0] = 0; atomicAdd(s[0]); v = s[0]; ... + s[0] */
+        ck_assert_uint_eq(p.map->n_race_sites, 4);
+        ck_assert_int_eq(p.map->race_sites[0].cls, Q4SPV_RACE_WRITE);
+        ck_assert_int_eq(p.map->race_sites[1].cls, Q4SPV_RACE_ATOMIC_WRITE);
+        ck_assert_int_eq(p.map->race_sites[2].cls, Q4SPV_RACE_READ);
+        ck_assert_uint_eq(p.map->race_sites[1].at.line, 21);
+        /* a finding reads back as a sentence */
+        uint32_t *slots = calloc(q4spv_race_buffer_words(p.map, 2, 1), 4);
+        ck_assert(slots);
+        q4spv_probe_init(p.map, NULL, slots);
+        q4spv_race_init(p.map, 2, 1, slots);
+        q4spv_race_finding fd;
+        ck_assert_int_eq(q4spv_race_first(p.map, slots, &fd), -1);
+        uint32_t *r = slots + slots[p.map->race_base + 2] + Q4SPV_RACE_REPORT * 2;
+        r[0] = 1 + Q4SPV_RACE_ATOMIC_WRITE;   /* the read (site 2) met an atomic write */
+        r[1] = 0;
+        r[2] = 0 | 63u << 16;
+        r[3] = 1u << 16 | 3;
+        r[4] = 0u << 16 | 2;                  /* site 1, position 0 */
+        ck_assert_int_eq(q4spv_race_first(p.map, slots, &fd), 2);
+        char msg[512];
+        q4spv_race_message(p.map, &fd, msg, sizeof msg);
+        ck_assert_msg(strstr(msg, "read-after-write race on shared s word 0: invocation 0's "
+                                  "read at race.comp:24 and invocation 63's atomic write at "
+                                  "race.comp:21"), "%s", msg);
+        free(slots);
+        probed_free(&p);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("q4spv_instrument");
@@ -263,6 +332,7 @@ int main(void)
     tcase_add_test(tc, set_in_use_is_refused);
     tcase_add_test(tc, not_spirv_is_refused);
     tcase_add_test(tc, probe_init_and_first_oob);
+    tcase_add_test(tc, race_probes);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
