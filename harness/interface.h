@@ -58,7 +58,23 @@ const char *q4h_if_output_name(const q4h_if_tensor *t, q4h_layout l);
 
 typedef enum q4h_access { Q4H_ACCESS_READ, Q4H_ACCESS_WRITE, Q4H_ACCESS_READ_WRITE } q4h_access;
 typedef enum q4h_ftype { Q4H_F_INT, Q4H_F_UINT, Q4H_F_FLOAT, Q4H_F_IVEC4, Q4H_F_UVEC4,
-                         Q4H_F_VEC4 } q4h_ftype;
+                         Q4H_F_VEC4, Q4H_F_IVEC2, Q4H_F_UVEC2, Q4H_F_VEC2, Q4H_F_IVEC3,
+                         Q4H_F_UVEC3, Q4H_F_VEC3 } q4h_ftype;
+/* A field type's components (1 to 4), its component type (int, uint or float), and its
+ * size and alignment in bytes under std430 and push-constant rules (std140 agrees for
+ * these): a vec3 is 12 bytes aligned to 16, a vec2 8 aligned to 8. */
+static inline int q4h_ftype_n(q4h_ftype t)
+{
+    return t <= Q4H_F_FLOAT ? 1 : t <= Q4H_F_VEC4 ? 4 : t <= Q4H_F_VEC2 ? 2 : 3;
+}
+static inline q4h_ftype q4h_ftype_base(q4h_ftype t)
+{
+    return t <= Q4H_F_FLOAT ? t : (q4h_ftype)((t - Q4H_F_IVEC4) % 3);
+}
+static inline uint32_t q4h_ftype_align(q4h_ftype t)
+{
+    return q4h_ftype_n(t) == 3 ? 16u : 4u * (uint32_t)q4h_ftype_n(t);
+}
 
 typedef struct q4h_if_field {
     char key[96];              /* its key path, for messages */
@@ -80,8 +96,10 @@ typedef struct q4h_if_buffer {
     q4h_layout layout;
     q4h_expr *row_stride;      /* scales only; NULL = N */
     char stride_text[Q4H_EXPR_MAX_CHARS + 1];
-    char key[96];              /* where it was first bound */
+    char key[96];              /* where it was first bound (or bound "optional": false) */
     bool written;
+    bool optional;             /* an optional tensor (bias): zeros when the case has none */
+    bool required;             /* bound "optional": false: a case without it is NotSupported */
 } q4h_if_buffer;
 
 typedef enum q4h_bind_kind { Q4H_BIND_TENSOR, Q4H_BIND_SCRATCH, Q4H_BIND_UNIFORM } q4h_bind_kind;

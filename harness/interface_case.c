@@ -41,7 +41,8 @@ q4_status q4h_if_eval_word(const q4h_if_case *k, const q4h_expr *e, const char *
 {
     int64_t i;
     q4_status st = Q4_OK;
-    if (t == Q4H_F_FLOAT || t == Q4H_F_VEC4) {
+    t = q4h_ftype_base(t);
+    if (t == Q4H_F_FLOAT) {
         char msg[Q4_MSG_MAX];
         q4h_xval v;
         if (!q4h_expr_eval(e, k->values, &v, msg, sizeof msg))
@@ -51,7 +52,7 @@ q4_status q4h_if_eval_word(const q4h_if_case *k, const q4h_expr *e, const char *
                                key, q4h_xval_real(v));
         float x = (float)q4h_xval_real(v);
         memcpy(dst, &x, 4);
-    } else if (t == Q4H_F_INT || t == Q4H_F_IVEC4) {
+    } else if (t == Q4H_F_INT) {
         if ((st = q4h_if_eval_int(k, e, key, INT32_MIN, INT32_MAX, &i)) == Q4_OK) {
             int32_t x = (int32_t)i;
             memcpy(dst, &x, 4);
@@ -68,7 +69,7 @@ q4_status q4h_if_eval_fields(const q4h_if_case *k, const q4h_if_fields *fs, uint
     q4_status st = Q4_OK;
     for (int i = 0; i < fs->n && st == Q4_OK; i++) {
         const q4h_if_field *fd = &fs->f[i];
-        const int n = fd->type >= Q4H_F_IVEC4 ? 4 : 1;
+        const int n = q4h_ftype_n(fd->type);
         for (int c = 0; c < n && st == Q4_OK; c++) {
             char key[112];
             snprintf(key, sizeof key, n == 1 ? "%s.value" : "%s.value[%d]", fd->key, c);
@@ -187,8 +188,14 @@ q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op
     }
     keep_written(f, out);
     bool bias_bound = false;
-    for (int b = 0; b < f->n_buffers; b++)
-        bias_bound |= !strcmp(f->op->tensors[f->buffers[b].tensor].name, "bias");
+    for (int b = 0; b < f->n_buffers; b++) {
+        const bool bias = !strcmp(f->op->tensors[f->buffers[b].tensor].name, "bias");
+        bias_bound |= bias;
+        if (bias && !c->bias && f->buffers[b].required)
+            return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%s.optional: the kernel needs a bias "
+                               "(the file binds it \"optional\": false), and this case has none",
+                               f->buffers[b].key);
+    }
     if (c->bias && !bias_bound)
         return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "the file binds no bias, and this case has one");
     return Q4_OK;

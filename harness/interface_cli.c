@@ -18,7 +18,7 @@ static q4_status check_float(const q4h_iface *f, const char *key, q4h_ftype t,
 {
     q4h_xval v;
     char shown[Q4_ECHO_MAX];
-    if ((t != Q4H_F_FLOAT && t != Q4H_F_VEC4) || !e || !q4h_expr_constant_value(e, &v) ||
+    if (q4h_ftype_base(t) != Q4H_F_FLOAT || !e || !q4h_expr_constant_value(e, &v) ||
         !(fabs(q4h_xval_real(v)) > FLT_MAX))
         return Q4_OK;
     return q4_fail(err, Q4_ERR_ARG, "%s: %s: the value %g is beyond the range of fp32 (it "
@@ -30,7 +30,7 @@ static q4_status check_fields(const q4h_iface *f, const q4h_if_fields *fs, q4_er
 {
     q4_status st = Q4_OK;
     for (int i = 0; i < fs->n && st == Q4_OK; i++) {
-        const int n = fs->f[i].type >= Q4H_F_IVEC4 ? 4 : 1;
+        const int n = q4h_ftype_n(fs->f[i].type);
         for (int c = 0; c < n && st == Q4_OK; c++) {
             char key[112];
             snprintf(key, sizeof key, n == 1 ? "%s.value" : "%s.value[%d]", fs->f[i].key, c);

@@ -166,7 +166,8 @@ static q4_status get_expr(reader *r, const char *key, json_object *v, bool integ
     return Q4_OK;
 }
 
-static const char *const ftypes[] = { "int", "uint", "float", "ivec4", "uvec4", "vec4", NULL };
+static const char *const ftypes[] = { "int", "uint", "float", "ivec4", "uvec4", "vec4", "ivec2",
+                                      "uvec2", "vec2", "ivec3", "uvec3", "vec3", NULL };
 
 static q4_status get_fields(reader *r, const char *key, json_object *arr, q4h_if_fields *out)
 {
@@ -195,21 +196,27 @@ static q4_status get_fields(reader *r, const char *key, json_object *arr, q4h_if
         if (t < 0)
             return r->err->status;
         fd->type = (q4h_ftype)t;
-        const bool vec = t >= Q4H_F_IVEC4, integer = t != Q4H_F_FLOAT && t != Q4H_F_VEC4;
-        const uint32_t size = vec ? 16 : 4;
-        fd->offset = (out->bytes + size - 1) / size * size;
-        out->bytes = fd->offset + size;
+        if (r->wgsl && t > Q4H_F_VEC4)
+            return bad(r, fkey, "a WGSL step's fields are int, uint, float, ivec4, uvec4 or vec4 "
+                       "(WGSL's i32, u32, f32 and their vec4); %s is a SPIR-V step's", ftypes[t]);
+        const int nc = q4h_ftype_n(fd->type);
+        const bool integer = q4h_ftype_base(fd->type) != Q4H_F_FLOAT;
+        const uint32_t align = q4h_ftype_align(fd->type);
+        fd->offset = (out->bytes + align - 1) / align * align;
+        out->bytes = fd->offset + 4u * (uint32_t)nc;
         snprintf(fkey, sizeof fkey, "%.80s.value", fd->key);
         json_object_object_get_ex(o, "value", &v);
-        if (!vec) {
+        if (nc == 1) {
             st = get_expr(r, fkey, v, integer, &fd->value[0]);
-        } else if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 4) {
-            st = bad(r, fkey, "a %s takes an array of 4 values", ftypes[t]);
+        } else if (json_object_get_type(v) != json_type_array ||
+                   json_object_array_length(v) != (size_t)nc) {
+            st = bad(r, fkey, "a %s takes an array of %d values", ftypes[t], nc);
         } else {
-            for (size_t c = 0; c < 4 && st == Q4_OK; c++) {
+            for (int c = 0; c < nc && st == Q4_OK; c++) {
                 char ckey[144];
-                snprintf(ckey, sizeof ckey, "%.80s[%zu]", fkey, c);
-                st = get_expr(r, ckey, json_object_array_get_idx(v, c), integer, &fd->value[c]);
+                snprintf(ckey, sizeof ckey, "%.80s[%d]", fkey, c);
+                st = get_expr(r, ckey, json_object_array_get_idx(v, (size_t)c), integer,
+                              &fd->value[c]);
             }
         }
     }
@@ -252,7 +259,7 @@ static q4_status buffer_of(reader *r, const char *key, int t, q4h_layout l, json
 static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
 {
     static const char *const allowed[] = { "binding", "set", "group", "tensor", "layout",
-                                           "access", "row_stride", NULL };
+                                           "access", "row_stride", "optional", NULL };
     static const char *const required[] = { "binding", "tensor", "layout", "access", NULL };
     const q4h_if_op *op = r->f->op;
     json_object *v, *stride = NULL;
@@ -307,10 +314,31 @@ static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_
         snprintf(k, sizeof k, "%.80s.row_stride", key);
         return bad(r, k, "only layout \"scales\" has a row stride");
     }
+    /* "optional": true (the default for an optional tensor): a case without the tensor
+     * gets a buffer of zeros; false: the kernel needs it, a case without it is
+     * NotSupported. Only an optional tensor of the op may say either. */
+    bool optional = tn->role == Q4H_ROLE_IN_OPTIONAL;
+    if (json_object_object_get_ex(o, "optional", &v)) {
+        snprintf(k, sizeof k, "%.80s.optional", key);
+        if ((st = want_type(r, k, v, json_type_boolean)))
+            return st;
+        if (tn->role != Q4H_ROLE_IN_OPTIONAL)
+            return bad(r, k, "tensor %s of op %s is not optional: every case has it", name,
+                       op->op);
+        optional = json_object_get_boolean(v);
+    }
     b->kind = Q4H_BIND_TENSOR;
     st = buffer_of(r, key, t, (q4h_layout)l, stride, &b->index);
     if (st == Q4_OK && a != Q4H_ACCESS_READ)
         r->f->buffers[b->index].written = true;
+    if (st == Q4_OK && tn->role == Q4H_ROLE_IN_OPTIONAL) {
+        q4h_if_buffer *buf = &r->f->buffers[b->index];
+        buf->optional = true;
+        if (!optional && !buf->required) {
+            buf->required = true;
+            snprintf(buf->key, sizeof buf->key, "%s", key);
+        }
+    }
     return st;
 }
 
@@ -352,7 +380,7 @@ static q4_status uniform_binding(reader *r, const char *key, json_object *o, q4h
         st = bad(r, k, "a uniform buffer needs at least one field");
     /* WGSL: a struct's size is its end rounded up to its largest member alignment */
     for (int i = 0; st == Q4_OK && r->wgsl && i < b->uniform.n; i++)
-        if (b->uniform.f[i].type >= Q4H_F_IVEC4)
+        if (q4h_ftype_n(b->uniform.f[i].type) == 4)
             b->uniform.bytes = (b->uniform.bytes + 15) / 16 * 16;
     return st;
 }

@@ -117,7 +117,9 @@ json_object *q4h_iface_wg_check(const q4h_iface *f)
             json_object_object_add(bj, "write", json_object_new_boolean(
                 bd->kind == Q4H_BIND_TENSOR && bd->access != Q4H_ACCESS_READ));
             json_object_object_add(bj, "bytes", json_object_new_int((int)bd->uniform.bytes));
-            static const char *const types[] = { "int", "uint", "float", "ivec4", "uvec4", "vec4" };
+            static const char *const types[] = { "int", "uint", "float", "ivec4", "uvec4", "vec4",
+                                                 "ivec2", "uvec2", "vec2", "ivec3", "uvec3",
+                                                 "vec3" };
             json_object *fields = json_object_new_array();
             for (int i = 0; i < bd->uniform.n; i++) {
                 json_object *fj = json_object_new_object();

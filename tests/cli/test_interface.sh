@@ -101,6 +101,17 @@ edit $a req.json 'f["requires"] = [{"condition": "numel % 2048 == 0", "message":
 expect 0 '^interface req.json: op adamw_step, kernel adamw_step.update; requires numel % 2048 == 0 \([0-9]+ cases outside\); max_workgroups_x >= 1000000000 \(on the device\)' -- \
   "$q4cts" kernels --interface req.json
 
+# field types of two and three components, and optional bindings: refused when misused
+edit $a vec3n.json 'f["steps"][0]["push_constants"][1] = {"name": "eb", "type": "vec3", "value": ["eps", "wd"]}'
+expect 2 'vec3n.json: steps\[0\].push_constants\[1\].value: a vec3 takes an array of 3 values' -- run adamw_step vec3n.json
+edit $a ivec2r.json 'f["steps"][0]["push_constants"][0] = {"name": "ni", "type": "ivec2", "value": ["numel", "lr"]}'
+expect 2 'ivec2r.json: steps\[0\].push_constants\[0\].value\[1\]: the value is real where an integer is needed' -- run adamw_step ivec2r.json
+edit $a opt_in.json 'f["steps"][0]["bindings"][1]["optional"] = True'
+expect 2 'opt_in.json: steps\[0\].bindings\[1\].optional: tensor grad of op adamw_step is not optional: every case has it' -- run adamw_step opt_in.json
+lin_src="$src/tests/interfaces/linear_q4gsw/linear_q4gsw.json"
+edit "$lin_src" opt_type.json 'f["steps"][0]["bindings"][4]["optional"] = "yes"'
+expect 2 'opt_type.json: steps\[0\].bindings\[4\].optional: expected a boolean, got string' -- run linear_q4gsw opt_type.json
+
 # ---- refused before any case: the module ----
 edit $a push.json 'f["steps"][0]["push_constants"].pop()'
 expect 2 'push.json: steps\[0\].push_constants: the module does not match: the file.s push constants fill 28 bytes, the module.s block is 32 bytes' -- run adamw_step push.json
@@ -204,6 +215,35 @@ if "$q4cts" devices >/dev/null 2>&1; then
   checks=$((checks + 1)); ! grep -q 'the dims are wrong' out.txt || fail "the leading dims' values are wrong"
   edit et.json bigscratch.json 'f["scratch"][0]["bytes"] = 1073741824'
   expect 0 '^NotSupported +q4cts.adamw_step.wd_on.n1024_t1_w1 .*bigscratch.json: scratch\[0\].bytes: 1073741824 bytes of scratch are more than the [0-9]+ bytes the device binds' -- run1 bigscratch.json
+  # push-constant fields of every vector type at their std430 offsets (a vec2 aligned to
+  # 8, a vec3 or ivec3 to 16, a float packed after a vec3): adamw's block rewritten as
+  # uint @0, vec2 @8, float @16, vec3 @32, float @44, ivec2 @48, uvec2 @56, ivec3 @64
+  # (76 bytes), none at an offset a 4-byte alignment would give; a wrong offset or
+  # component fails the cases
+  sed -e '/^layout(push_constant) uniform Push {/,/^} pc;/c\layout(push_constant) uniform Push {\n    uint n0;\n    vec2 betas;\n    float lr;\n    vec3 eb;\n    float bc2;\n    ivec2 ni;\n    uvec2 nu;\n    ivec3 n3;\n} pc;\n#define PC_N (uint(pc.ni.y + pc.ni.x + pc.n3.z + pc.n3.y) + pc.nu.y - pc.nu.x + pc.n0)' \
+      -e 's/pc\.n\b/PC_N/g' -e 's/pc\.beta1/pc.betas.x/g' -e 's/pc\.beta2/pc.betas.y/g' \
+      -e 's/pc\.eps/pc.eb.x/g' -e 's/pc\.wd/pc.eb.y/g' -e 's/pc\.bc1/pc.eb.z/g' "$shaders/adamw_step.comp" >vec.comp
+  "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o vec.spv vec.comp || fail "vec.comp does not compile"
+  edit $a vec.json 's = f["steps"][0]; s["spirv"] = "vec.spv"; s["push_constants"] = [{"name": "n0", "type": "uint", "value": 0}, {"name": "betas", "type": "vec2", "value": ["beta1", "beta2"]}, {"name": "lr", "type": "float", "value": "lr"}, {"name": "eb", "type": "vec3", "value": ["eps", "wd", "bc1"]}, {"name": "bc2", "type": "float", "value": "bc2"}, {"name": "ni", "type": "ivec2", "value": [-7, "numel"]}, {"name": "nu", "type": "uvec2", "value": [3, 3]}, {"name": "n3", "type": "ivec3", "value": [99, 2, 5]}]'
+  expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.adamw_step.*' --interface vec.json
+  # a component in the wrong place is the kernel's wrong value (the file is what runs)
+  edit vec.json vec_swap.json 'f["steps"][0]["push_constants"][3]["value"] = ["wd", "eps", "bc1"]'
+  expect 1 'Fail +q4cts.adamw_step.wd_on.n1024_t1_w1' -- run1 vec_swap.json
+  edit vec.json vec_size.json 'f["steps"][0]["push_constants"].pop()'
+  expect 2 'vec_size.json: steps\[0\].push_constants: the module does not match: the file.s push constants fill 64 bytes, the module.s block is 76 bytes' -- run adamw_step vec_size.json
+  # an optional binding: the ExecuTorch-style forward with its bias always added
+  # (has_bias 1): a case without a bias gets a bias of zeros, and passes; bound
+  # "optional": false, such a case is NotSupported with the file's key
+  lin="$work/../interfaces/linear_q4gsw"
+  edit "$lin/linear_q4gsw.json" opt.json "f['steps'][0]['spirv'] = '$lin/q4gsw_linear_tiled.spv'; f['steps'][0]['spec_constants'][0]['value'] = 1"
+  expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.linear_q4gsw.*' --exclude 'q4cts.*.random.*' --interface opt.json
+  also '^Pass +q4cts.linear_q4gsw.grouped.m24_n32_k36_g12 '
+  edit opt.json opt_req.json "f['steps'][0]['bindings'][4]['optional'] = False"
+  expect 0 '^NotSupported +q4cts.linear_q4gsw.grouped.m24_n32_k36_g12 .*opt_req.json: steps\[0\].bindings\[4\].optional: the kernel needs a bias \(the file binds it "optional": false\), and this case has none' -- \
+    "$q4cts" run --filter q4cts.linear_q4gsw.grouped.m24_n32_k36_g12 --filter q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1 --interface opt_req.json
+  also '^Pass +q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1 '
 else
   echo "no Vulkan device: the files are not run"
 fi
