@@ -98,6 +98,8 @@ typedef struct q4h_if_buffer {
     char stride_text[Q4H_EXPR_MAX_CHARS + 1];
     char key[96];              /* where it was first bound (or bound "optional": false) */
     bool written;
+    bool has_padding;          /* "padding" given (else NaN for scales, 0xff for flat) */
+    double padding;            /* what fills the padding of each row past its data */
     bool optional;             /* an optional tensor (bias): zeros when the case has none */
     bool required;             /* bound "optional": false: a case without it is NotSupported */
 } q4h_if_buffer;
@@ -291,12 +293,15 @@ q4_status q4h_iface_gpu_run(q4vk_context *ctx, const q4h_iface *f, const q4h_op 
 /* ---------------- layouts (interface_layout.c) ---------------- */
 
 /* Bytes of a buffer in layout l for case c: `count` elements for fp32 and int32,
- * `stride` floats per row of scales (>= N). */
+ * `stride` floats per row of scales (>= N), `stride` bytes per row of flat (>=
+ * ceil(K/2)). */
 size_t q4h_layout_bytes(q4h_layout l, const q4_case *c, int64_t count, int64_t stride);
 /* The contents of a buffer in layout l (`bytes` of them) made from the op's input
- * tensor t: malloc'ed into *data. */
+ * tensor t: malloc'ed into *data. The padding of each row past its data (scales:
+ * floats N .. stride-1; flat: bytes ceil(K/2) .. stride-1) holds `padding` (a float;
+ * a byte value for flat). */
 q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, int64_t stride,
-                          size_t bytes, void **data, q4_error *err);
+                          double padding, size_t bytes, void **data, q4_error *err);
 /* Reads output o from buf written in layout l (values, guard and padding checks). */
 q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, const q4_case *c,
                           q4h_output *o, q4_error *err);

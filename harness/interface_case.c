@@ -209,11 +209,13 @@ q4_status q4h_if_buffer_data(const q4h_if_case *k, int i, q4h_outputs *out, void
     const q4h_if_tensor *tn = &f->op->tensors[b->tensor];
     q4h_tensor t[Q4H_MAX_TENSORS];
     const int n_in = k->op->inputs(k->c, k->in, t);
-    int64_t stride = k->c->n;
+    const bool flat = b->layout == Q4H_LAYOUT_FLAT;
+    const int64_t least = flat ? (k->c->k + 1) / 2 : k->c->n;   /* bytes or floats per row */
+    int64_t stride = least;
     char key[112];
     *data = NULL;
     snprintf(key, sizeof key, "%s.row_stride", b->key);
-    q4_status st = b->row_stride ? q4h_if_eval_int(k, b->row_stride, key, k->c->n, INT32_MAX,
+    q4_status st = b->row_stride ? q4h_if_eval_int(k, b->row_stride, key, least, INT32_MAX,
                                                    &stride) : Q4_OK;
     if (st != Q4_OK)
         return st;
@@ -226,12 +228,20 @@ q4_status q4h_if_buffer_data(const q4h_if_case *k, int i, q4h_outputs *out, void
         return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%s: a row stride of %lld makes the scales "
                            "buffer longer than the %llu bytes the device binds", key,
                            (long long)stride, (unsigned long long)k->max_bytes);
+    if (flat && b->row_stride &&
+        (__builtin_mul_overflow((uint64_t)k->c->n, (uint64_t)stride, &need) ||
+         need > k->max_bytes))
+        return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%s: a row stride of %lld makes the flat "
+                           "weight longer than the %llu bytes the device binds", key,
+                           (long long)stride, (unsigned long long)k->max_bytes);
     const q4h_tensor *src = input_of(t, n_in, tn->input);
     const q4h_output *o = q4h_if_output_of(f, i, out);
     const int64_t count = src ? src->rows * src->cols : o ? o->count : k->c->n;   /* no bias: N zeros */
     *bytes = q4h_layout_bytes(b->layout, k->c, count, stride);
     if (src)
-        return q4h_layout_from(b->layout, src, k->c, stride, *bytes, data, k->err);
+        return q4h_layout_from(b->layout, src, k->c, stride,
+                               b->has_padding ? b->padding : flat ? 0xff : NAN, *bytes, data,
+                               k->err);
     if (tn->input && !(*data = calloc(1, *bytes ? *bytes : 1)))
         return q4_fail(k->err, Q4_ERR_NOMEM, "cannot allocate the zero %s", tn->name);
     return Q4_OK;

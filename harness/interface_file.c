@@ -7,7 +7,9 @@
 #include "interface.h"
 
 #include <errno.h>
+#include <float.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,10 +232,9 @@ static const char *const accesses[] = { "read", "write", "read_write", NULL };
 
 /* The buffer of (tensor t, layout l, stride text), added on first use. */
 static q4_status buffer_of(reader *r, const char *key, int t, q4h_layout l, json_object *stride,
-                           int *index)
+                           const char *text, int *index)
 {
     q4h_iface *f = r->f;
-    const char *text = stride ? json_object_to_json_string(stride) : "";
     for (int i = 0; i < f->n_buffers; i++)
         if (f->buffers[i].tensor == t && f->buffers[i].layout == l &&
             !strcmp(f->buffers[i].stride_text, text)) {
@@ -259,7 +260,8 @@ static q4_status buffer_of(reader *r, const char *key, int t, q4h_layout l, json
 static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_if_binding *b)
 {
     static const char *const allowed[] = { "binding", "set", "group", "tensor", "layout",
-                                           "access", "row_stride", "optional", NULL };
+                                           "access", "row_stride", "padding", "optional",
+                                           NULL };
     static const char *const required[] = { "binding", "tensor", "layout", "access", NULL };
     const q4h_if_op *op = r->f->op;
     json_object *v, *stride = NULL;
@@ -310,10 +312,37 @@ static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_
     if (tn->role == Q4H_ROLE_INOUT && a != Q4H_ACCESS_READ_WRITE)
         return bad(r, k, "op %s updates tensor %s in place: its access must be \"read_write\"",
                    op->op, name);
-    if (json_object_object_get_ex(o, "row_stride", &stride) && l != Q4H_LAYOUT_SCALES) {
+    if (json_object_object_get_ex(o, "row_stride", &stride) && l != Q4H_LAYOUT_SCALES &&
+        l != Q4H_LAYOUT_FLAT) {
         snprintf(k, sizeof k, "%.80s.row_stride", key);
-        return bad(r, k, "only layout \"scales\" has a row stride");
+        return bad(r, k, "only layouts \"scales\" and \"flat\" have a row stride");
     }
+    if (stride && l == Q4H_LAYOUT_FLAT && a != Q4H_ACCESS_READ) {
+        snprintf(k, sizeof k, "%.80s.row_stride", key);
+        return bad(r, k, "a flat weight with a row stride is read only: q4cts reads a written "
+                   "one back packed (SPEC §1a)");
+    }
+    /* "padding": what fills each row past its data; a JSON number (scales: a finite
+     * float, default NaN; flat: a byte 0..255, default 0xff) */
+    json_object *pad = NULL;
+    double padding = 0;
+    if (json_object_object_get_ex(o, "padding", &pad)) {
+        snprintf(k, sizeof k, "%.80s.padding", key);
+        if (!stride)
+            return bad(r, k, "padding fills the rows of a row stride: give \"row_stride\" too");
+        json_type jt = json_object_get_type(pad);
+        if (jt != json_type_int && jt != json_type_double)
+            return bad(r, k, "expected a number, got %s", json_type_to_name(jt));
+        padding = json_object_get_double(pad);
+        if (l == Q4H_LAYOUT_FLAT &&
+            (jt != json_type_int || padding < 0 || padding > 255))
+            return bad(r, k, "a flat weight's padding is a byte: an integer 0 to 255");
+        if (l == Q4H_LAYOUT_SCALES && !(fabs(padding) <= FLT_MAX))
+            return bad(r, k, "the padding of scales is a finite fp32 value (NaN is the default)");
+    }
+    char text[Q4H_EXPR_MAX_CHARS + 1];
+    snprintf(text, sizeof text, "%s%s%s", stride ? json_object_to_json_string(stride) : "",
+             pad ? " padding " : "", pad ? json_object_to_json_string(pad) : "");
     /* "optional": true (the default for an optional tensor): a case without the tensor
      * gets a buffer of zeros; false: the kernel needs it, a case without it is
      * NotSupported. Only an optional tensor of the op may say either. */
@@ -328,7 +357,11 @@ static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_
         optional = json_object_get_boolean(v);
     }
     b->kind = Q4H_BIND_TENSOR;
-    st = buffer_of(r, key, t, (q4h_layout)l, stride, &b->index);
+    st = buffer_of(r, key, t, (q4h_layout)l, stride, text, &b->index);
+    if (st == Q4_OK && pad) {
+        r->f->buffers[b->index].has_padding = true;
+        r->f->buffers[b->index].padding = padding;
+    }
     if (st == Q4_OK && a != Q4H_ACCESS_READ)
         r->f->buffers[b->index].written = true;
     if (st == Q4_OK && tn->role == Q4H_ROLE_IN_OPTIONAL) {

@@ -1,7 +1,8 @@
 /* interface_layout.c: the one place where a case's tensors are converted into an
  * interface file's layouts and back (docs/interface-format.md, "The layout
  * vocabulary"): fp32 and int32 as they are, W from our W_4X8 words to W_4X8 or
- * flat bytes, scales into rows of a padded stride (padding NaN); outputs read back
+ * flat bytes (rows at a padded pitch, padding 0xff or the file's), scales into rows of a
+ * padded stride (padding NaN or the file's); outputs read back
  * as our own kernels' are (packed_io.c for the packed weights), from a device buffer
  * or from the bytes the WebGPU worker returned. */
 #include "interface.h"
@@ -18,14 +19,14 @@ size_t q4h_layout_bytes(q4h_layout l, const q4_case *c, int64_t count, int64_t s
 {
     switch (l) {
     case Q4H_LAYOUT_W4X8: return (size_t)q4_w4x8_words(c->n, c->k) * sizeof(uint32_t);
-    case Q4H_LAYOUT_FLAT: return (size_t)q4_flat_bytes(c->n, c->k);
+    case Q4H_LAYOUT_FLAT: return (size_t)(c->n * stride);
     case Q4H_LAYOUT_SCALES: return (size_t)(c->k / c->gs * stride) * sizeof(float);
     default: return (size_t)count * 4;   /* fp32, int32 */
     }
 }
 
 q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, int64_t stride,
-                          size_t bytes, void **data, q4_error *err)
+                          double padding, size_t bytes, void **data, q4_error *err)
 {
     uint8_t *out = malloc(bytes ? bytes : 1), *codes = NULL;
     q4_status st = Q4_OK;
@@ -40,6 +41,12 @@ q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, i
         if (st == Q4_OK)
             st = q4ref_pack_flat(codes, c->n, c->k, out, err);
         free(codes);
+        /* rows of `stride` bytes: spread the packed rows out, last first (in place) */
+        const int64_t row = (c->k + 1) / 2;
+        for (int64_t n = c->n - 1; st == Q4_OK && stride > row && n >= 0; n--) {
+            memmove(out + n * stride, out + n * row, (size_t)row);
+            memset(out + n * stride + row, (int)padding, (size_t)(stride - row));
+        }
         break;
     case Q4H_LAYOUT_SCALES: {
         const int64_t rows = c->k / c->gs;
@@ -47,7 +54,8 @@ q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, i
         for (int64_t g = 0; g < rows; g++) {
             memcpy(f + g * stride, (const float *)t->data + g * c->n, (size_t)c->n * sizeof(float));
             for (int64_t n = c->n; n < stride; n++)
-                f[g * stride + n] = NAN;   /* a kernel that reads the padding fails */
+                f[g * stride + n] = (float)padding;   /* NaN by default: a kernel that
+                                                         reads the padding fails */
         }
         break;
     }

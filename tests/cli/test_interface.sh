@@ -50,7 +50,16 @@ expect 2 'tensor.json: steps\[0\].bindings\[1\].tensor: op adamw_step has no ten
 edit $d layout.json 'f["steps"][0]["bindings"][1]["layout"] = "fp32"'
 expect 2 'layout.json: steps\[0\].bindings\[1\].layout: tensor scales of op dequantize cannot have layout "fp32" \(expected "scales"\)' -- run dequantize layout.json
 edit $d stride.json 'f["steps"][0]["bindings"][0]["row_stride"] = "N"'
-expect 2 'stride.json: steps\[0\].bindings\[0\].row_stride: only layout "scales" has a row stride' -- run dequantize stride.json
+expect 2 'stride.json: steps\[0\].bindings\[0\].row_stride: only layouts "scales" and "flat" have a row stride' -- run dequantize stride.json
+# a flat weight's row pitch and the padding's value: refused where they cannot apply
+edit "$src/tests/interfaces/linear_q4gsw_backward/linear_q4gsw_backward.json" pad_nostride.json 'f["steps"][0]["bindings"][2]["padding"] = 0'
+expect 2 'pad_nostride.json: steps\[0\].bindings\[2\].padding: padding fills the rows of a row stride: give "row_stride" too' -- run linear_q4gsw_backward pad_nostride.json
+edit "$src/tests/interfaces/linear_q4gsw_backward/linear_q4gsw_backward.json" pad_byte.json 'f["steps"][0]["bindings"][2]["row_stride"] = "K"; f["steps"][0]["bindings"][2]["padding"] = 256'
+expect 2 'pad_byte.json: steps\[0\].bindings\[2\].padding: a flat weight.s padding is a byte: an integer 0 to 255' -- run linear_q4gsw_backward pad_byte.json
+edit "$src/tests/interfaces/linear_q4gsw_backward/linear_q4gsw_backward.json" pad_str.json 'f["steps"][0]["bindings"][3]["row_stride"] = "N + 1"; f["steps"][0]["bindings"][3]["padding"] = "nan"'
+expect 2 'pad_str.json: steps\[0\].bindings\[3\].padding: expected a number, got string' -- run linear_q4gsw_backward pad_str.json
+edit "$src/tests/interfaces/webgpu/q4gsw_requant/q4gsw_requant.json" flat_out.json 'b = [x for x in f["steps"][0]["bindings"] if x.get("tensor") == "w"][0]; b["row_stride"] = "K"'
+expect 2 'flat_out.json: steps\[0\].bindings\[[0-9]\].row_stride: a flat weight with a row stride is read only: q4cts reads a written one back packed' -- "$q4cts" run --api webgpu --filter 'q4cts.q4gsw_requant.*' --interface flat_out.json
 edit $a expr.json 'f["steps"][0]["workgroups"][0] = "ceil_div(numel, 4"'
 expect 2 'expr.json: steps\[0\].workgroups\[0\]: bad expression: at character 18: expected .\). after the arguments of ceil_div' -- run adamw_step expr.json
 edit $a name.json 'f["steps"][0]["push_constants"][0]["value"] = "N"'
@@ -244,6 +253,28 @@ if "$q4cts" devices >/dev/null 2>&1; then
   expect 0 '^NotSupported +q4cts.linear_q4gsw.grouped.m24_n32_k36_g12 .*opt_req.json: steps\[0\].bindings\[4\].optional: the kernel needs a bias \(the file binds it "optional": false\), and this case has none' -- \
     "$q4cts" run --filter q4cts.linear_q4gsw.grouped.m24_n32_k36_g12 --filter q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1 --interface opt_req.json
   also '^Pass +q4cts.linear_q4gsw.bias.m1_n4_k16_g16_b1 '
+  # a flat weight with padded rows (row_stride in bytes, here K rounded up past K to a
+  # multiple of 8 nibbles): the ExecuTorch-style backward told the pitch by a
+  # specialisation constant passes; told the packed pitch, it reads padding and fails
+  bwd="$work/../interfaces/linear_q4gsw_backward"
+  sed -e 's/^layout(constant_id = 3) const int group_size = 32;/&\nlayout(constant_id = 4) const int ROW_BYTES = 1;/' \
+      -e 's/const int byte = n \* (K \/ 2) + 2 \* k4;/const int byte = n * ROW_BYTES + 2 * k4;/' \
+      "$src/tests/interfaces/linear_q4gsw_backward/q4gsw_linear_bwd_flat.comp" >pitch.comp
+  grep -q 'n \* ROW_BYTES' pitch.comp || fail "pitch.comp: the row pitch was not edited in"
+  "$glslang" --target-env vulkan1.1 -V --quiet -o pitch.spv pitch.comp || fail "pitch.comp does not compile"
+  edit "$bwd/linear_q4gsw_backward.json" pitch.json 's = f["steps"][0]; s["spirv"] = "pitch.spv"; s["spec_constants"].append({"id": 4, "type": "int", "value": "align(K + 1, 8) / 2"}); s["bindings"][2]["row_stride"] = "align(K + 1, 8) / 2"'
+  expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.linear_q4gsw_backward.*' --exclude 'q4cts.*.random.*' --interface pitch.json
+  edit pitch.json pitch_packed.json 'f["steps"][0]["spec_constants"][1]["value"] = "K / 2"'
+  expect 1 'Fail +q4cts.linear_q4gsw_backward' -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.linear_q4gsw_backward.*' --exclude 'q4cts.*.random.*' --interface pitch_packed.json
+  edit pitch.json pitch_big.json 'f["steps"][0]["bindings"][2]["row_stride"] = 2147483647'
+  expect 0 '^NotSupported +q4cts.linear_q4gsw_backward.* pitch_big.json: steps\[0\].bindings\[2\].row_stride: a row stride of 2147483647 makes the flat weight longer than the [0-9]+ bytes the device binds' -- \
+    "$q4cts" run --filter 'q4cts.linear_q4gsw_backward.grouped.*' --interface pitch_big.json
+  # a pitch below the packed row is the case's InternalError naming the key
+  edit pitch.json pitch_short.json 'f["steps"][0]["bindings"][2]["row_stride"] = "K / 2 - 1"'
+  expect 1 'pitch_short.json: steps\[0\].bindings\[2\].row_stride: the value [0-9]+ is outside \[[0-9]+, 2147483647\] for this case' -- \
+    "$q4cts" run --caselist "$src/cases/mustpass.txt" --filter 'q4cts.linear_q4gsw_backward.*' --exclude 'q4cts.*.random.*' --interface pitch_short.json
 else
   echo "no Vulkan device: the files are not run"
 fi
