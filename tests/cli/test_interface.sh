@@ -271,6 +271,18 @@ if "$q4cts" devices >/dev/null 2>&1; then
   edit pitch.json pitch_big.json 'f["steps"][0]["bindings"][2]["row_stride"] = 2147483647'
   expect 0 '^NotSupported +q4cts.linear_q4gsw_backward.* pitch_big.json: steps\[0\].bindings\[2\].row_stride: a row stride of 2147483647 makes the flat weight longer than the [0-9]+ bytes the device binds' -- \
     "$q4cts" run --filter 'q4cts.linear_q4gsw_backward.grouped.*' --interface pitch_big.json
+  # the padding holds the file's byte: a kernel that adds the first padding byte's low
+  # nibble, less 8, to every weight passes with "padding": 136 (0x88, zero) and fails
+  # with the default (0xff: 7), as a kernel that reads padding as data should
+  sed 's/    return vec4(codes) - 8\.0;/    const int pb = n * ROW_BYTES + K \/ 2;\n    const float pad = float((t_weight[pb >> 2] >> (8 * (pb \& 3))) \& 0xFu) - 8.0;\n    return vec4(codes) - 8.0 + pad;/' pitch.comp >padread.comp
+  grep -q 'float pad' padread.comp || fail "padread.comp: the padding read was not edited in"
+  "$glslang" --target-env vulkan1.1 -V --quiet -o padread.spv padread.comp || fail "padread.comp does not compile"
+  edit pitch.json padread.json 'f["steps"][0]["spirv"] = "padread.spv"; f["steps"][0]["bindings"][2]["padding"] = 136'
+  expect 0 "result: PASS" -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.linear_q4gsw_backward.grouped.*' --interface padread.json
+  edit padread.json padread_default.json 'del f["steps"][0]["bindings"][2]["padding"]'
+  expect 1 'Fail +q4cts.linear_q4gsw_backward.grouped' -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.linear_q4gsw_backward.grouped.*' --interface padread_default.json
   # a pitch below the packed row is the case's InternalError naming the key
   edit pitch.json pitch_short.json 'f["steps"][0]["bindings"][2]["row_stride"] = "K / 2 - 1"'
   expect 1 'pitch_short.json: steps\[0\].bindings\[2\].row_stride: the value [0-9]+ is outside \[[0-9]+, 2147483647\] for this case' -- \
