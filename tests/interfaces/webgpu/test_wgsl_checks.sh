@@ -53,6 +53,8 @@ file '{ "group": 4, "binding": 0, "tensor": "wf", "layout": "fp32", "access": "w
 expect 2 'steps\[0\].bindings\[0\].group: expected an integer from 0 to 3' -- run
 file "$b0, $b1, $b2, $u3, { \"group\": 0, \"binding\": 1, \"tensor\": \"w\", \"layout\": \"flat\", \"access\": \"read\" }"
 expect 2 'steps\[0\].bindings\[4\].binding: @group\(0\) @binding\(1\) is described twice' -- run
+file "$b0, $b1, $b2, { \"binding\": 3, \"uniform\": [ { \"name\": \"NK\", \"type\": \"uvec2\", \"value\": [\"N\", \"K\"] } ] }"
+expect 2 'steps\[0\].bindings\[3\].uniform\[0\].type: a WGSL step.s fields are int, uint, float, ivec4, uvec4 or vec4 \(WGSL.s i32, u32, f32 and their vec4\); uvec2 is a SPIR-V step.s' -- run
 file "$b0, $b1, $b2, $u3" '' missing.wgsl
 expect 2 'steps\[0\].wgsl: cannot read .*missing.wgsl' -- run
 printf 'fn main() {}\0' >nul.wgsl
