@@ -72,7 +72,7 @@ static q4_status make_step(run *r, q4vk_context *ctx, int si, q4vk_described_ste
         d->spec.values[d->spec.count++] = (uint32_t)v;
     }
     for (int i = 0; i < s->n_spec && st == Q4_OK; i++) {
-        snprintf(key, sizeof key, "%s.value", s->spec[i].key);
+        snprintf(key, sizeof key, "%.89s.value", s->spec[i].key);
         d->spec.ids[d->spec.count] = s->spec[i].id;
         st = q4h_if_eval_word(&r->k, s->spec[i].value, key, s->spec[i].type,
                        &d->spec.values[d->spec.count++]);
