@@ -63,6 +63,10 @@ typedef struct q4ref_zoo_adamw {
     double bias;              /* planted: the new param pulled toward zero by |p| bias */
 } q4ref_zoo_adamw;
 
+/* The sum of t[0..n) as a balanced tree of fp32 additions (n >= 1): the zoo's pairwise
+ * order, for the linears' dot products and fused CE's row sums alike. */
+float q4ref_zoo_pairwise(const float *t, int64_t n);
+
 /* Outputs as the ops' fp32 paths write them; arguments as q4ref.h's (checked there:
  * these take what the truth accepted). */
 q4_status q4ref_zoo_linear_fwd(const q4ref_zoo_dot *z, const float *x, const uint32_t *w,

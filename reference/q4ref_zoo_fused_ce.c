@@ -16,13 +16,6 @@
 
 enum { BLOCK = 256 };
 
-static float pairwise(const float *t, int64_t n)
-{
-    if (n == 1)
-        return t[0];
-    return pairwise(t, n / 2) + pairwise(t + n / 2, n - n / 2);
-}
-
 /* Online sum of exp(x_j - m) over n values: the running max in *m, the sum returned. */
 static float online(const float *x, int64_t n, float *m)
 {
@@ -63,7 +56,7 @@ static float row_sum(const q4ref_zoo_ce *z, const float *x, int64_t V, float *d,
     for (int64_t j = 0; j < V; j++)
         d[j] = expf(x[j] - m);
     if (z->sum == Q4REF_ZOO_CE_PAIRWISE) {
-        S = pairwise(d, V);
+        S = q4ref_zoo_pairwise(d, V);
     } else {
         for (int64_t j = 0; j < V; j++)
             S += d[j];

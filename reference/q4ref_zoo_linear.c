@@ -22,11 +22,11 @@ static float biased(double exact, double bias)
 
 /* Sum of n terms t in the given order (FMA sums like SEQ: its products were formed by
  * the caller); the last addition is exact in fp64 and rounded once through biased(). */
-static float pairwise(const float *t, int64_t n)
+float q4ref_zoo_pairwise(const float *t, int64_t n)
 {
     if (n == 1)
         return t[0];
-    return pairwise(t, n / 2) + pairwise(t + n / 2, n - n / 2);
+    return q4ref_zoo_pairwise(t, n / 2) + q4ref_zoo_pairwise(t + n / 2, n - n / 2);
 }
 
 static float reduce(const float *t, int64_t n, q4ref_zoo_order order, double bias)
@@ -38,7 +38,8 @@ static float reduce(const float *t, int64_t n, q4ref_zoo_order order, double bia
     case Q4REF_ZOO_PAIRWISE:
         if (n == 1)
             return biased(t[0], bias);
-        return biased((double)pairwise(t, n / 2) + pairwise(t + n / 2, n - n / 2), bias);
+        return biased((double)q4ref_zoo_pairwise(t, n / 2) + q4ref_zoo_pairwise(t + n / 2, n - n / 2),
+                      bias);
     case Q4REF_ZOO_SPLITK: {
         float part[SPLITS] = { 0 };
         for (int64_t i = 0; i < n; i++)
