@@ -12,22 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "clock.h"
+#include "fd_io.h"
 #include "stop.h"
-
-static void write_all(int fd, const void *data, size_t size)
-{
-    const char *p = data;
-    while (size > 0) {
-        ssize_t w = write(fd, p, size);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            _exit(3);   /* the parent is gone */
-        p += w;
-        size -= (size_t)w;
-    }
-}
 
 static int worker_threads;
 
@@ -62,7 +49,8 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
         q4h_threads_worker();
         close(fds[0]);
         fn(user, out);
-        write_all(fds[1], out, size);
+        if (!q4h_write_full(fds[1], out, size))
+            _exit(3);   /* the parent is gone */
         exit(0);   /* exit, not _exit: coverage data is written at exit */
     }
     close(fds[1]);

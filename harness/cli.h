@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runner.h"
+#include "run_options.h"
 
 #define Q4H_MAX_LIST 64
 #define Q4H_MAX_SHARDS 1000000

@@ -7,7 +7,7 @@
 
 #include "case_json.h"
 #include "op.h"
-#include "runner.h"
+#include "run_options.h"
 
 /* What one dump holds besides the arrays. */
 typedef struct q4h_dump_source {

@@ -12,9 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "interface_expr.h"
 #include "op.h"
-#include "runner.h"
+#include "run_options.h"
+#include "wg_images.h"
 
 /* ---------------- what an op offers (interface_ops.c) ---------------- */
 
@@ -289,6 +292,29 @@ const q4h_iface *q4h_iface_for(const q4h_run_options *opt, const char *op);
 q4_status q4h_iface_gpu_run(q4vk_context *ctx, const q4h_iface *f, const q4h_op *op,
                             const q4_case *c, const q4_inputs *in, q4h_outputs *out,
                             q4vk_timing *t, q4_error *err);
+
+/* ---------------- running a case on WebGPU (interface_webgpu.c) ---------------- */
+
+/* Case c of WGSL interface file f as the worker runs it: im gets the file's tensor
+ * buffers (outputs returned), scratch and uniform buffers, *iface the run message's
+ * "interface" member. max_groups: the adapter's maxComputeWorkgroupsPerDimension (a
+ * grid beyond it, folded where the step allows, is Q4_ERR_UNSUPPORTED naming the
+ * step); max_bytes: the longest buffer it binds (a buffer the file makes longer is
+ * Q4_ERR_UNSUPPORTED before it is allocated). out: the truth, from which the outputs
+ * the file does not write are dropped. info: the adapter's limits, for the file's
+ * preconditions and device-limit names. */
+q4_status q4h_iface_wg_case(const q4h_iface *f, const q4h_op *op, const q4_case *c,
+                            const q4_inputs *in, q4h_outputs *out,
+                            const q4vk_device_info *info, uint32_t max_groups,
+                            uint64_t max_bytes, q4h_wg_images *im, json_object **iface,
+                            q4_error *err);
+/* The outputs read back from b (the returned images, in im's order; those not
+ * returned hold NULL), with guard and padding checks. */
+q4_status q4h_iface_wg_read(const q4h_iface *f, const q4_case *c,
+                            const struct q4h_host_buffer *b, q4h_outputs *out, q4_error *err);
+/* The check message of f (docs/interface-format.md, "What is checked"), or NULL
+ * without memory. */
+json_object *q4h_iface_wg_check(const q4h_iface *f);
 
 /* ---------------- layouts (interface_layout.c) ---------------- */
 

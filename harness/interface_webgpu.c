@@ -1,5 +1,5 @@
 /* interface_webgpu.c: one case of an op through a WGSL interface file, on the WebGPU
- * worker (webgpu_run.h; docs/interface-format.md, "WGSL steps"): the file's buffers
+ * worker (the WebGPU backend; docs/interface-format.md, "WGSL steps"): the file's buffers
  * made from the case's tensors (interface_case.c) as the run message's images, each
  * step's overrides, uniform structs and grid evaluated for the case, and the outputs
  * read back as on Vulkan. Also the check message sent before the first case. */
@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "webgpu_run.h"
+#include "device_io.h"
+#include "wg_images.h"
 
 /* Step s's grid for this case (folded over y where the step allows it), or all zeros
  * when a count is 0 (the step is skipped). */

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend_vulkan.h"
+#include "backend_webgpu.h"
 #include "baseline.h"
 #include "child.h"
 #include "cli.h"
@@ -28,7 +30,6 @@
 #include "shown.h"
 #include "shader_coverage.h"
 #include "stop.h"
-#include "webgpu_run.h"
 
 #define EXIT_USAGE 2
 
@@ -499,15 +500,19 @@ static int cmd_run(const q4h_cli *cli)
     }
     repro_flags(cli, repro, sizeof repro);
     q4h_run_options opt = {
+        .backend = webgpu ? &q4h_backend_webgpu : &q4h_backend_vulkan,
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults,
                 .mma_min_m = cli->mma_min_m },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .dump_all = cli->dump_all != 0,
-        .overrides = overrides, .n_overrides = (int)cli->n_kernels, .repro_flags = repro,
+        .overrides = overrides, .n_overrides = webgpu ? 0 : (int)cli->n_kernels,
+        .kernel_args = cli->kernel_args, .n_kernel_args = cli->n_kernels, .repro_flags = repro,
         .interfaces = (const q4h_iface *const *)ifaces, .n_interfaces = (int)cli->n_interfaces,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
+        /* WebGPU: the worker gets 4 x --timeout per run of a case (docs/webgpu.md) */
+        .exchange_s = 4.0 * cli->timeout_s,
         .api = webgpu ? "webgpu" : "vulkan",
         .jobs = cli->jobs, .devices = cli->devices, .n_devices = (int)cli->n_devices,
         .flake_retries = cli->flake_retries, .flaky_every = cli->flaky_every,
@@ -529,12 +534,7 @@ static int cmd_run(const q4h_cli *cli)
         st = open_reports(&s, &err);
     } else {
         q4h_stop_install();
-        /* WebGPU: the worker gets 4 x --timeout per run of a case (docs/webgpu.md) */
-        q4h_wg_options wg = { .run = &opt, .kernels = cli->kernel_args,
-                              .n_kernels = cli->n_kernels, .faults = cli->faults,
-                              .exchange_s = 4.0 * cli->timeout_s };
-        st = webgpu ? q4h_webgpu_run_cases(&wg, cases, n, &sink, &err)
-                    : q4h_run_cases(&opt, cases, n, &sink, &err);
+        st = q4h_run_cases(&opt, cases, n, &sink, &err);
     }
     const int stopped = q4h_stop_signal();
     if (stopped && st == Q4_OK) {

@@ -3,7 +3,7 @@
  * An op is one descriptor (ops/<op>.c): its kernels, the support check, the
  * reference truth, the GPU run and the bytes/flops of a case. The harness looks a
  * descriptor up by the case's op name and knows no op by name itself. One case's
- * path is a straight line (runner.c):
+ * path is a straight line (run_case.c):
  *   parsed case -> support -> inputs (cases/) -> truth (reference/) -> GPU (gpu/)
  *   -> judge (judge.c) -> reports (reports/). */
 #ifndef Q4H_OP_H
@@ -116,7 +116,7 @@ typedef struct q4h_op {
     q4_status (*read)(q4vk_context *ctx, const q4_case *c, q4vk_buffer *const *b,
                       q4h_outputs *out, q4_error *err);
     /* The same from the buffers' contents on the host (b as launch's buffers: inputs,
-     * then output buffers), as the WebGPU worker returns them (webgpu_run.c). */
+     * then output buffers), as the WebGPU worker returns them (backend_webgpu.c). */
     q4_status (*read_host)(const q4_case *c, const struct q4h_host_buffer *b,
                            q4h_outputs *out, q4_error *err);
     /* Minimal DRAM bytes moved and flops of the case (perf mode). */

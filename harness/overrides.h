@@ -2,7 +2,7 @@
 #ifndef Q4H_OVERRIDES_H
 #define Q4H_OVERRIDES_H
 
-#include "runner.h"
+#include "run_options.h"
 
 /* Resolves each "NAME=FILE" (NAME a kernel, or an op that runs exactly one kernel)
  * and reads FILE as SPIR-V. *out holds n entries; free with q4h_overrides_free. */

@@ -28,11 +28,12 @@
 #include "perf_baseline.h"
 #include "plan.h"
 #include "q4report.h"
-#include "runner.h"
+#include "backend_vulkan.h"
+#include "clock.h"
 #include "select.h"
 #include "shown.h"
 #include "stop.h"
-#include "webgpu_run.h"
+#include "backend_webgpu.h"
 
 #ifndef Q4CTS_CASES_DIR
 #define Q4CTS_CASES_DIR "cases"
@@ -155,7 +156,7 @@ static void perf_child(void *user, void *out)
     if (task->c)
         reply->st = q4_case_inputs(task->c, &in, &reply->err);
     if (reply->st == Q4_OK)
-        reply->st = q4h_open_device(&opt, false, &ctx, &reply->err);
+        reply->st = q4h_vk_open(&opt, false, &ctx, &reply->err);
     if (reply->st == Q4_OK) {
         reply->info = *q4vk_info(ctx);
         reply->st = task->c ? time_case(ctx, cli, &task->ceil, task->c, &in, &reply->r, &reply->err)

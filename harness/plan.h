@@ -7,7 +7,7 @@
 
 #include "q4case.h"
 #include "q4vk.h"
-#include "runner.h"
+#include "run_options.h"
 
 /* The device limits case c lowers for itself (family small_device; all 0: none). */
 q4vk_test_limits q4h_case_limits(const q4_case *c);

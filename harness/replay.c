@@ -18,14 +18,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend_vulkan.h"
 #include "case_json.h"
 #include "child.h"
+#include "clock.h"
 #include "dump.h"
 #include "dump_load.h"
 #include "judge.h"
 #include "overrides.h"
 #include "q4report.h"
+#include "run_case.h"
 #include "shown.h"
+#include "verdict.h"
 
 #define EXIT_USAGE 2
 
@@ -89,12 +93,12 @@ static void rerun_child(void *user, void *out)
 {
     const rerun_task *t = user;
     rerun_reply *reply = out;
-    q4vk_context *ctx = NULL;
+    q4h_backend b;
     memset(reply, 0, sizeof *reply);
-    reply->st = q4h_open_device(t->opt, false, &ctx, &reply->err);
+    reply->st = q4h_backend_open(&b, t->opt, false, &reply->err);
     if (reply->st == Q4_OK) {
         q4h_device_shown d;
-        q4h_device_shown_of(q4vk_info(ctx), &d);
+        q4h_device_shown_of(b.i->info(&b), &d);
         printf("device: %s (%s), driver %s %s\n", d.name, d.type, d.driver, d.info);
         if (t->m->n_kernels && !t->cli->n_kernels) {   /* case.json's words: escaped */
             char k[4 * 256 + 1], f[4 * 256 + 1];
@@ -103,10 +107,9 @@ static void rerun_child(void *user, void *out)
                    q4_echo(t->m->kernels[0][0], k, sizeof k),
                    q4_echo(t->m->kernels[0][1], f, sizeof f));
         }
-        reply->st = q4h_run_case_on(t->opt, &ctx, t->c, t->in, &reply->r);
+        reply->st = q4h_run_case_on(&b, t->c, t->in, &reply->r);
     }
-    if (ctx)
-        q4vk_destroy(ctx);
+    q4h_backend_close(&b);
 }
 
 /* --rerun: the dumped inputs through `q4cts run`'s path on this machine's device. */
@@ -119,6 +122,7 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
     if (st == Q4_OK)
         st = q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, err);
     q4h_run_options opt = {
+        .backend = &q4h_backend_vulkan,   /* dumps are of Vulkan runs (cli.c) */
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,

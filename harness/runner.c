@@ -12,10 +12,13 @@
  * on a retry is a Flake. */
 #include "runner.h"
 
+#include "backend.h"
 #include "child.h"
-
-#include "plan.h"
+#include "clock.h"
+#include "fd_io.h"
+#include "run_case.h"
 #include "stop.h"
+#include "verdict.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -45,23 +48,8 @@ _Static_assert(sizeof(msg) <= PIPE_BUF, "a message must be one atomic pipe write
 static void send_msg(int fd, const msg *m)
 {
     /* A full pipe blocks; a write error means the parent is gone: stop quietly. */
-    if (write(fd, m, sizeof *m) != (ssize_t)sizeof *m)
+    if (!q4h_write_full(fd, m, sizeof *m))
         _exit(3);
-}
-
-/* Reads size bytes whole; 1 on success, 0 at end of stream or on an error. */
-static int read_all(int fd, void *buf, size_t size)
-{
-    size_t got = 0;
-    while (got < size) {
-        ssize_t k = read(fd, (char *)buf + got, size - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return 0;
-        got += (size_t)k;
-    }
-    return 1;
 }
 
 /* "died of signal 11 (Segmentation fault)" or "exited with status 3". */
@@ -75,14 +63,14 @@ static void how_it_ended(int status, char *buf, size_t size)
 }
 
 /* The worker: opens its device, then runs each case index the parent sends until
- * the parent closes the pipe. The first worker of each lane checks that every
- * override is run by some selected case on its device. */
+ * the parent closes the pipe. The first worker of each lane makes the run's checks on
+ * its device (backend.h: every override run by some selected case, say). */
 static void worker(const q4h_run_options *lane_opt, const q4_case *cases, size_t n, bool reopen,
                    int in, int out)
 {
     q4h_run_options opt = *lane_opt;
     char repro[1024];
-    q4vk_context *ctx = NULL;
+    q4h_backend b;
     msg m = { 0 };
     q4_error err = { 0 };
     if (opt.n_devices > 0) {   /* --devices: the repro line names the device it ran on */
@@ -90,25 +78,26 @@ static void worker(const q4h_run_options *lane_opt, const q4_case *cases, size_t
                  opt.repro_flags ? opt.repro_flags : "", opt.vk.device);
         opt.repro_flags = repro;
     }
-    if (q4h_open_device(&opt, reopen, &ctx, &err) != Q4_OK ||
-        (!reopen && q4h_overrides_check_used(&opt, cases, n, q4vk_info(ctx), &err) != Q4_OK)) {
+    if (q4h_backend_open(&b, &opt, reopen, &err) != Q4_OK ||
+        (!reopen && b.i->check(&b, cases, n, &err) != Q4_OK)) {
         m.type = MSG_SETUP_ERROR;
         m.u.err = err;
         send_msg(out, &m);
+        q4h_backend_close(&b);
         exit(0);
     }
     m.type = MSG_DEVICE;
-    m.u.info = *q4vk_info(ctx);
+    m.u.info = *b.i->info(&b);
     send_msg(out, &m);
     size_t i;
-    while (read_all(in, &i, sizeof i) && i < n) {
+    while (q4h_read_full(in, &i, sizeof i) && i < n) {
         m = (msg){ .type = MSG_BEGIN, .index = i };
         send_msg(out, &m);
         m.type = MSG_RESULT;
-        q4h_run_case(&opt, &ctx, &cases[i], &m.u.result);
+        q4h_run_case(&b, &cases[i], &m.u.result);
         send_msg(out, &m);
     }
-    q4vk_destroy(ctx);
+    q4h_backend_close(&b);
     exit(0); /* exit, not _exit: coverage data is written at exit */
 }
 
@@ -419,7 +408,7 @@ static q4_status supervise(run *R, q4_error *err)
                 continue;
             }
             msg m;
-            if (read_all(L->from, &m, sizeof m)) {
+            if (q4h_read_full(L->from, &m, sizeof m)) {
                 st = on_message(R, L, which[x], &m, err);
                 continue;
             }
@@ -472,7 +461,7 @@ static q4_status supervise(run *R, q4_error *err)
             int ready = q4h_stop_poll(&one, 1, (int)(1000 * (limit - (q4h_now_s() - began))) + 1);
             if (q4h_stop_signal())
                 break;   /* stopped meanwhile: the worker is killed */
-            if (ready > 0 && !read_all(L->from, &m, sizeof m))
+            if (ready > 0 && !q4h_read_full(L->from, &m, sizeof m))
                 ended = 1;
             else if (ready < 0 && errno != EINTR)
                 break;

@@ -9,7 +9,7 @@
 
 #include "q4report.h"
 #include "q4spv_lcov.h"
-#include "runner.h"
+#include "run_options.h"
 
 typedef struct q4h_shcov q4h_shcov;
 

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "clock.h"
 #include "stop.h"
 
 #ifndef Q4CTS_WEBGPU_DIR

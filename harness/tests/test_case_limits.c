@@ -13,10 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_vulkan.h"
 #include "op.h"
 #include "plan.h"
-#include "runner.h"
+#include "run_case.h"
 
+static const q4h_run_options opt = { .backend = &q4h_backend_vulkan, .repeat = 1 };
+static q4h_backend backend;   /* the case line's Vulkan backend: its context is ctx */
 static q4vk_context *ctx;
 static q4vk_device_info device;
 
@@ -30,9 +33,9 @@ static q4_case parse(const char *name)
 
 static q4_result run(const q4_case *c)
 {
-    static const q4h_run_options opt = { .repeat = 1 };
     q4_result r;
-    q4h_run_case(&opt, &ctx, c, &r);
+    q4h_run_case(&backend, c, &r);
+    ctx = q4h_vk_context(&backend);   /* a lost device is reopened as a new context */
     return r;
 }
 
@@ -246,8 +249,9 @@ END_TEST
 int main(void)
 {
     q4_error err = { 0 };
-    if (q4vk_create(NULL, &ctx, &err) != Q4_OK)
+    if (q4h_backend_open(&backend, &opt, false, &err) != Q4_OK)
         return 77;
+    ctx = q4h_vk_context(&backend);
     device = *q4vk_info(ctx);
     Suite *s = suite_create("harness.case_limits");
     TCase *tc = tcase_create("limits");
@@ -264,6 +268,6 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    q4vk_destroy(ctx);
+    q4h_backend_close(&backend);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

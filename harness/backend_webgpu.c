@@ -1,37 +1,45 @@
-/* webgpu_run.c: the WebGPU run: each case prepared and judged here, its kernels run
- * by the worker process (webgpu_worker.c), whose failures become the case's verdict
- * (see webgpu_run.h). */
-#include "webgpu_run.h"
+/* backend_webgpu.c: the WebGPU backend (backend_webgpu.h): each case prepared and
+ * judged by the common case line, its kernels run by the worker process
+ * (webgpu_worker.c), whose failures become statuses the case line turns into
+ * verdicts. Also `devices --api webgpu`, the --kernel checks and perf's tasks. */
+#include "backend_webgpu.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "device_io.h"
 #include "dump.h"
 #include "files.h"
 #include "interface.h"
 #include "json_text.h"
-#include "judge.h"
 #include "op.h"
 #include "shown.h"
 #include "stop.h"
 #include "webgpu_worker.h"
+#include "wg_images.h"
 
 /* What the hello says of the adapter and what the harness uses of it. */
 typedef q4h_wg_hello adapter;
 
 typedef struct session {
-    const q4h_wg_options *opt;
+    const q4h_run_options *opt;
     q4h_wg_worker w;
     adapter a;
+    bool have_adapter;        /* a hello came: a has the adapter */
+    q4vk_faults faults;       /* the N-th run message (1-based) carries the fault */
     long messages;            /* run messages sent so far: --inject-fault counts them */
+    /* the case in progress: its buffers, an interface file's steps and binding limit */
+    const q4h_iface *iface;
+    q4h_wg_images im;
+    json_object *steps;
+    uint64_t max_binding;
 } session;
 
 static const char *str_of(json_object *o, const char *key)
@@ -54,7 +62,7 @@ static q4_status open_worker(session *s, q4_error *err)
 {
     q4h_wg_frame f;
     char why[256] = "";
-    q4_status st = q4h_wg_start(s->opt->kernels, s->opt->n_kernels, &s->w, err);
+    q4_status st = q4h_wg_start(s->opt->kernel_args, s->opt->n_kernel_args, &s->w, err);
     if (st != Q4_OK)
         return st;
     /* Dawn's start-up compiles nothing yet; a minute covers a loaded machine */
@@ -64,6 +72,7 @@ static q4_status open_worker(session *s, q4_error *err)
     if (hello && q4h_wg_hello_read(f.json, &s->a, why, sizeof why) == Q4_OK &&
         !str_of(f.json, "error")[0]) {
         q4h_wg_frame_free(&f);
+        s->have_adapter = true;
         return Q4_OK;
     }
     char end[Q4_MSG_MAX] = "";
@@ -96,34 +105,6 @@ static void close_worker(session *s)
 }
 
 /* ---- one case ---- */
-
-void q4h_wg_images_free(q4h_wg_images *im)
-{
-    for (int i = 0; i < im->n; i++)
-        free(im->image[i]);
-    im->n = 0;
-}
-
-q4_status q4h_wg_image_add(q4h_wg_images *im, const char *name, const void *init, size_t bytes,
-                           size_t guard, bool zero, q4_error *err)
-{
-    if (im->n == Q4H_WG_MAX_IMAGES)
-        return q4_fail(err, Q4_ERR_ARG, "more than %d buffers for one case", Q4H_WG_MAX_IMAGES);
-    const int i = im->n;
-    if (!(im->image[i] = zero ? calloc(1, bytes + guard ? bytes + guard : 1)
-                              : malloc(bytes + guard ? bytes + guard : 1)))
-        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory",
-                       bytes + guard);
-    if (!zero)
-        q4h_host_image(im->image[i], init, bytes, guard);
-    im->data[i] = bytes;
-    im->total[i] = bytes + guard;
-    im->out[i] = true;
-    im->uniform[i] = false;
-    snprintf(im->name[i], sizeof im->name[i], "%s", name);
-    im->n++;
-    return Q4_OK;
-}
 
 /* The case's buffers as the worker gets them: the inputs, then the output buffers
  * (sentinel-filled), each followed by the guard words. */
@@ -198,112 +179,10 @@ static char *run_header(const q4_case *c, const q4_inputs *in, const q4h_wg_imag
 /* The fault the next run message carries: each fires once, at its count. */
 static const char *next_fault(session *s)
 {
-    const q4vk_faults *f = &s->opt->faults;
+    const q4vk_faults *f = &s->faults;
     long n = ++s->messages;
     return n == f->crash_at ? "crash" : n == f->timeout_at ? "hang"
          : n == f->device_lost_at ? "lost" : n == f->fail_alloc_at ? "alloc" : "";
-}
-
-/* The verdict of a run that was not judged, and why. */
-__attribute__((format(printf, 3, 4)))
-static void say(q4_result *r, q4_verdict v, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    r->verdict = v;
-    vsnprintf(r->message, sizeof r->message, fmt, ap);
-    va_end(ap);
-}
-
-/* One run of the case on the worker and its judgement into r. Returns false when the
- * run was stopped by a signal (r then holds no verdict). */
-static bool gpu_once(session *s, const q4h_op *op, const q4h_iface *iface, const q4_case *c,
-                     const char *header, const q4h_wg_images *im, q4h_outputs *out,
-                     q4_result *r)
-{
-    char why[Q4_MSG_MAX] = "";
-    if (s->w.pid <= 0) {
-        q4_error err = { 0 };
-        if (open_worker(s, &err) != Q4_OK) {
-            if (q4h_stop_signal())
-                return false;
-            say(r, Q4_INTERNAL_ERROR, "the WebGPU worker could not be restarted: %.480s", err.msg);
-            return true;
-        }
-    }
-    double deadline = q4h_now_s() + s->opt->exchange_s;
-    const void *blobs[Q4H_WG_MAX_IMAGES];
-    int n_out = 0;
-    uint64_t largest = 0;   /* no blob of the result can be longer */
-    for (int i = 0; i < im->n; i++) {
-        blobs[i] = im->image[i];
-        n_out += im->out[i];
-        largest = im->total[i] > largest ? im->total[i] : largest;
-    }
-    q4h_wg_frame f = { 0 };
-    q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
-                               deadline);
-    if (io == Q4H_WG_OK)
-        io = q4h_wg_recv(&s->w, &f, largest, deadline, why, sizeof why);
-    if (io == Q4H_WG_OK && f.type != Q4H_WG_RESULT) {
-        snprintf(why, sizeof why, "the WebGPU worker answered a run with a frame of type %u",
-                 f.type);
-        io = Q4H_WG_BAD;
-    }
-    if (io != Q4H_WG_OK) {
-        int status = 0;
-        q4h_wg_frame_free(&f);
-        q4h_wg_kill(&s->w, &status);
-        if (io == Q4H_WG_STOPPED)
-            return false;
-        if (io == Q4H_WG_GONE) {
-            char end[Q4_MSG_MAX];
-            q4h_wg_describe_end(&s->w, status, end, sizeof end);
-            say(r, Q4_CRASH, "%s during the case", end);
-        } else if (io == Q4H_WG_LATE) {
-            snprintf(why, sizeof why, "the case ran past the %.0f s watchdog; its WebGPU worker "
-                     "was killed", s->opt->exchange_s);
-            say(r, Q4_TIMEOUT, "%s", why);
-        } else {
-            say(r, Q4_INTERNAL_ERROR, "%s", why);
-        }
-        close(s->w.log_fd);
-        s->w.log_fd = -1;
-        return true;
-    }
-    const char *status = str_of(f.json, "status");
-    if (strcmp(status, "ok")) {
-        const char *kind = str_of(f.json, "kind");
-        snprintf(why, sizeof why, "WebGPU %s: %.440s", kind, str_of(f.json, "message"));
-        q4_verdict v = !strcmp(kind, "oom") || !strcmp(kind, "lost") ? Q4_RESOURCE_ERROR
-                     : !strcmp(kind, "unsupported")                  ? Q4_NOT_SUPPORTED
-                                                                     : Q4_INTERNAL_ERROR;
-        say(r, v, "%s", why);
-        if (!strcmp(kind, "lost"))   /* the worker leaves; a new device takes the next case */
-            q4h_wg_finish(&s->w);
-    } else if ((int)f.n_blobs != n_out) {
-        snprintf(why, sizeof why, "the WebGPU worker returned %u buffers for %d", f.n_blobs, n_out);
-        say(r, Q4_INTERNAL_ERROR, "%s", why);
-    } else {
-        q4h_host_buffer b[Q4H_WG_MAX_IMAGES];
-        bool sizes_ok = true;
-        for (int i = 0, k = 0; i < im->n; i++) {
-            b[i] = (q4h_host_buffer){ im->out[i] ? f.blob[k] : NULL, im->data[i] };
-            sizes_ok = sizes_ok && (!im->out[i] || f.blob_len[k] == im->total[i]);
-            k += im->out[i];
-        }
-        q4_error err = { 0 };
-        if (!sizes_ok)
-            say(r, Q4_INTERNAL_ERROR, "%s", "the WebGPU worker returned a buffer of the wrong size");
-        else if ((iface ? q4h_iface_wg_read(iface, c, b, out, &err)
-                        : op->read_host(c, b, out, &err)) != Q4_OK)
-            say(r, Q4_INTERNAL_ERROR, "reading the results failed: %.480s", err.msg);
-        else
-            q4h_judge(out, r);
-        r->gpu_ms = num_of(f.json, "gpu_ms", -1);
-    }
-    q4h_wg_frame_free(&f);
-    return true;
 }
 
 /* NotSupported reasons of WebGPU: a buffer beyond the adapter's binding or buffer size
@@ -312,7 +191,7 @@ static void support(const session *s, const q4h_op *op, const q4h_wg_images *im,
                     uint64_t max_binding, char *why, size_t size)
 {
     why[0] = '\0';
-    if (!op->read_host && !(s->opt->run && q4h_iface_for(s->opt->run, op->name))) {
+    if (!op->read_host && !(s->opt && q4h_iface_for(s->opt, op->name))) {
         snprintf(why, size, "op %s has no WebGPU path", op->name);
         return;
     }
@@ -327,100 +206,35 @@ static void support(const session *s, const q4h_op *op, const q4h_wg_images *im,
         }
 }
 
-/* One case: inputs, truth, the worker's runs (the worst verdict counts), judgement.
- * False when a stop signal ended it (r then holds no verdict). */
-static bool run_case(session *s, const q4_case *c, q4_result *r)
-{
-    const q4h_op *op = q4h_op_find(c->op);
-    const q4h_iface *iface = q4h_iface_for(s->opt->run, c->op);
-    json_object *steps = NULL;   /* an interface file's steps for this case */
-    q4_inputs in = { 0 };
-    q4h_outputs out = { 0 };
-    q4h_wg_images im = { 0 };
-    q4_error err = { 0 };
-    char why[512];
-    double t0 = q4h_now_s();
-    bool finished = true;
+/* ---- the backend (backend.h) ---- */
 
-    q4h_result_start(s->opt->run, c, r);
-    if (!op) {
-        snprintf(r->message, sizeof r->message, "no descriptor for op %s", c->op);
-        goto done;
-    }
-    double t_truth = 0;
-    if (q4_case_inputs(c, &in, &err) != Q4_OK || (!iface && make_images(op, c, &in, &im, &err))) {
-        r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
-        snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
-        goto done;
-    }
-    support(s, op, &im, s->a.max_binding, why, sizeof why);
-    if (why[0]) {
-        r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(r->message, sizeof r->message, "%s", why);
-        goto done;
-    }
-    if ((t_truth = q4h_now_s(), op->truth(c, &in, &out, &err)) != Q4_OK) {
-        r->verdict = err.status == Q4_ERR_NOMEM ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
-        snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
-        goto done;
-    }
-    r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
-    /* An interface file's buffers follow from the truth (the outputs it writes). Its
-     * kernels are judged against a case's lowered limits (family small_device) as on
-     * Vulkan: a grid beyond them, folded where the step allows, or a buffer beyond the
-     * binding limit is NotSupported. */
-    uint32_t max_groups = s->a.info.max_group_count[0];
-    uint64_t max_binding = s->a.max_binding;
-    if (c->limit[Q4_LIMIT_GROUPS] && (uint64_t)c->limit[Q4_LIMIT_GROUPS] < max_groups)
-        max_groups = (uint32_t)c->limit[Q4_LIMIT_GROUPS];
-    if (c->limit[Q4_LIMIT_BINDING] && (uint64_t)c->limit[Q4_LIMIT_BINDING] < max_binding)
-        max_binding = (uint64_t)c->limit[Q4_LIMIT_BINDING];
-    if (iface && q4h_iface_wg_case(iface, op, c, &in, &out, &s->a.info, max_groups,
-                                   max_binding < s->a.max_buffer ? max_binding : s->a.max_buffer,
-                                   &im, &steps, &err) != Q4_OK) {
-        r->verdict = err.status == Q4_ERR_UNSUPPORTED ? Q4_NOT_SUPPORTED
-                   : err.status == Q4_ERR_NOMEM       ? Q4_RESOURCE_ERROR : Q4_INTERNAL_ERROR;
-        snprintf(r->message, sizeof r->message, "%.500s", err.msg);
-        goto done;
-    }
-    if (iface && (support(s, op, &im, max_binding, why, sizeof why), why[0])) {
-        r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(r->message, sizeof r->message, "%s", why);
-        goto done;
-    }
-    int repeat = s->opt->run->repeat > 0 ? s->opt->run->repeat : 1;
-    for (int rep = 0; rep < repeat && finished; rep++) {
-        char *header = run_header(c, &in, &im, next_fault(s), &(timing_ask){ 0 },
-                                  steps ? json_object_get(steps) : NULL);
-        q4_result this_run = *r;
-        if (!header) {
-            say(&this_run, Q4_RESOURCE_ERROR, "%s", "no memory for the run message");
-        } else {
-            finished = gpu_once(s, op, iface, c, header, &im, &out, &this_run);
-            free(header);
-        }
-        if (finished && (rep == 0 || q4h_verdict_badness(this_run.verdict) >
-                                         q4h_verdict_badness(r->verdict) ||
-                         (q4h_verdict_badness(this_run.verdict) ==
-                              q4h_verdict_badness(r->verdict) &&
-                          this_run.worst_margin > r->worst_margin)))
-            *r = this_run;
-    }
-done:
-    json_object_put(steps);
-    q4h_wg_images_free(&im);
-    q4h_outputs_free(&out);
-    q4_inputs_free(&in);
-    r->seconds = q4h_now_s() - t0;
-    return finished;
+static session *session_of(q4h_backend *b)
+{
+    return b->state;
+}
+
+static q4_status wg_open(q4h_backend *b, bool reopen, q4_error *err)
+{
+    session *s = calloc(1, sizeof *s);
+    if (!s)
+        return q4_fail(err, Q4_ERR_NOMEM, "out of memory opening the WebGPU worker");
+    *s = (session){ .opt = b->opt, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
+    if (!reopen) /* injected faults fire once per run, not again in a new worker process */
+        s->faults = b->opt->vk.faults;
+    b->state = s;
+    /* A worker that dies while the harness writes to it is a verdict, not our death. */
+    signal(SIGPIPE, SIG_IGN);
+    return open_worker(s, err);
 }
 
 /* Each interface file's WGSL checked by the worker before any case (interface.mjs):
  * a refusal is the file's error, "FILE: KEY: why" (exit 2). */
-static q4_status check_interfaces(session *s, q4_error *err)
+static q4_status wg_check(q4h_backend *b, const q4_case *cases, size_t n, q4_error *err)
 {
-    for (int i = 0; i < s->opt->run->n_interfaces; i++) {
-        const q4h_iface *f = s->opt->run->interfaces[i];
+    session *s = session_of(b);
+    (void)cases, (void)n;
+    for (int i = 0; i < s->opt->n_interfaces; i++) {
+        const q4h_iface *f = s->opt->interfaces[i];
         json_object *msg = q4h_iface_wg_check(f);
         const char *text = msg ? json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN) : NULL;
         char why[Q4_MSG_MAX] = "", shown[Q4_ECHO_MAX];
@@ -450,40 +264,201 @@ static q4_status check_interfaces(session *s, q4_error *err)
     return Q4_OK;
 }
 
-q4_status q4h_webgpu_run_cases(const q4h_wg_options *opt, const q4_case *cases, size_t n,
-                               const q4h_sink *sink, q4_error *err)
+/* The adapter of the last hello: a worker that died is started again at the next
+ * run, on the same adapter. */
+static const q4vk_device_info *wg_info(q4h_backend *b)
 {
-    session s = { .opt = opt, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
-    /* A worker that dies while the harness writes to it is a verdict, not our death. */
-    signal(SIGPIPE, SIG_IGN);
-    q4_status st = open_worker(&s, err);
-    if (st != Q4_OK)
-        return q4h_stop_signal() ? Q4_OK : st;
-    if ((st = check_interfaces(&s, err)) != Q4_OK) {
-        close_worker(&s);
-        return q4h_stop_signal() ? Q4_OK : st;
-    }
-    if (sink->device && (st = sink->device(sink->user, 0, &s.a.info, err)) != Q4_OK) {
-        close_worker(&s);
-        return st;
-    }
-    for (size_t i = 0; i < n && !q4h_stop_signal(); i++) {
-        q4_result r;
-        if (sink->begin)
-            sink->begin(sink->user, &cases[i]);
-        if (!run_case(&s, &cases[i], &r))
-            break;
-        if (sink->finished)
-            sink->finished(sink->user, i, &r);
-        sink->result(sink->user, &r);
-    }
-    close_worker(&s);
+    session *s = session_of(b);
+    return s && s->have_adapter ? &s->a.info : NULL;
+}
+
+static q4_status wg_begin(q4h_backend *b, const q4h_op *op, const q4_case *c, char *why,
+                          size_t size, q4_error *err)
+{
+    session *s = session_of(b);
+    (void)op, (void)why, (void)size, (void)err;
+    s->iface = q4h_iface_for(s->opt, c->op);
+    s->max_binding = s->a.max_binding;
     return Q4_OK;
 }
 
+/* The inputs as the worker's images (an interface file's come with the truth), and
+ * whether the adapter can hold them. */
+static q4_status wg_stage(q4h_backend *b, const q4h_op *op, const q4_case *c,
+                          const q4_inputs *in, char *why, size_t size, q4_error *err)
+{
+    session *s = session_of(b);
+    if (!s->iface && make_images(op, c, in, &s->im, err) != Q4_OK)
+        return err->status;
+    support(s, op, &s->im, s->a.max_binding, why, size);
+    return Q4_OK;
+}
+
+/* An interface file's buffers follow from the truth (the outputs it writes). Its
+ * kernels are judged against a case's lowered limits (family small_device) as on
+ * Vulkan: a grid beyond them, folded where the step allows, or a buffer beyond the
+ * binding limit is NotSupported. */
+static q4_status wg_bind(q4h_backend *b, const q4h_op *op, const q4_case *c,
+                         const q4_inputs *in, q4h_outputs *out, char *why, size_t size,
+                         q4_error *err)
+{
+    session *s = session_of(b);
+    uint32_t max_groups = s->a.info.max_group_count[0];
+    uint64_t max_binding = s->a.max_binding;
+    if (!s->iface)
+        return Q4_OK;
+    if (c->limit[Q4_LIMIT_GROUPS] && (uint64_t)c->limit[Q4_LIMIT_GROUPS] < max_groups)
+        max_groups = (uint32_t)c->limit[Q4_LIMIT_GROUPS];
+    if (c->limit[Q4_LIMIT_BINDING] && (uint64_t)c->limit[Q4_LIMIT_BINDING] < max_binding)
+        max_binding = (uint64_t)c->limit[Q4_LIMIT_BINDING];
+    s->max_binding = max_binding;
+    q4_status st = q4h_iface_wg_case(s->iface, op, c, in, out, &s->a.info, max_groups,
+                                     max_binding < s->a.max_buffer ? max_binding
+                                                                   : s->a.max_buffer,
+                                     &s->im, &s->steps, err);
+    if (st == Q4_OK)
+        support(s, op, &s->im, max_binding, why, size);
+    return st;
+}
+
+/* One run message for the case and its result, read back into out. A worker that
+ * died since is started again first. */
+static q4_status wg_run(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,
+                        q4h_outputs *out, q4h_observations *obs, q4_error *err)
+{
+    session *s = session_of(b);
+    const q4h_wg_images *im = &s->im;
+    char why[Q4_MSG_MAX] = "";
+    char *header = run_header(c, in, im, next_fault(s), &(timing_ask){ 0 },
+                              s->steps ? json_object_get(s->steps) : NULL);
+    if (!header)
+        return q4_fail(err, Q4_ERR_RESOURCE, "%s", "no memory for the run message");
+    if (s->w.pid <= 0) {
+        q4_error e = { 0 };
+        if (open_worker(s, &e) != Q4_OK) {
+            free(header);
+            return q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker could not be restarted: "
+                           "%.480s", e.msg);
+        }
+    }
+    double deadline = q4h_now_s() + s->opt->exchange_s;
+    const void *blobs[Q4H_WG_MAX_IMAGES];
+    int n_out = 0;
+    uint64_t largest = 0;   /* no blob of the result can be longer */
+    for (int i = 0; i < im->n; i++) {
+        blobs[i] = im->image[i];
+        n_out += im->out[i];
+        largest = im->total[i] > largest ? im->total[i] : largest;
+    }
+    q4h_wg_frame f = { 0 };
+    q4h_wg_io io = q4h_wg_send(&s->w, Q4H_WG_RUN, header, blobs, im->total, (uint32_t)im->n,
+                               deadline);
+    free(header);
+    if (io == Q4H_WG_OK)
+        io = q4h_wg_recv(&s->w, &f, largest, deadline, why, sizeof why);
+    if (io == Q4H_WG_OK && f.type != Q4H_WG_RESULT) {
+        snprintf(why, sizeof why, "the WebGPU worker answered a run with a frame of type %u",
+                 f.type);
+        io = Q4H_WG_BAD;
+    }
+    if (io != Q4H_WG_OK) {
+        int status = 0;
+        char end[Q4_MSG_MAX];
+        q4_status st;
+        q4h_wg_frame_free(&f);
+        q4h_wg_kill(&s->w, &status);
+        if (io == Q4H_WG_GONE) {
+            q4h_wg_describe_end(&s->w, status, end, sizeof end);   /* before its log goes */
+            st = q4_fail(err, Q4_ERR_DEVICE_LOST, "%s during the case", end);
+        } else if (io == Q4H_WG_LATE) {
+            st = q4_fail(err, Q4_ERR_TIMEOUT, "the case ran past the %.0f s watchdog; its "
+                         "WebGPU worker was killed", s->opt->exchange_s);
+        } else {
+            st = q4_fail(err, Q4_ERR_DEVICE, "%s",
+                         io == Q4H_WG_STOPPED ? q4h_stop_reason() : why);
+        }
+        close(s->w.log_fd);
+        s->w.log_fd = -1;
+        return st;
+    }
+    q4_status st = Q4_OK;
+    const char *status = str_of(f.json, "status");
+    if (strcmp(status, "ok")) {
+        const char *kind = str_of(f.json, "kind");
+        st = q4_fail(err, !strcmp(kind, "oom") || !strcmp(kind, "lost") ? Q4_ERR_RESOURCE
+                          : !strcmp(kind, "unsupported")                 ? Q4_ERR_UNSUPPORTED
+                                                                         : Q4_ERR_DEVICE,
+                     "WebGPU %s: %.440s", kind, str_of(f.json, "message"));
+        if (!strcmp(kind, "lost"))   /* the worker leaves; a new device takes the next case */
+            q4h_wg_finish(&s->w);
+    } else if ((int)f.n_blobs != n_out) {
+        st = q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker returned %u buffers for %d",
+                     f.n_blobs, n_out);
+    } else {
+        q4h_host_buffer hb[Q4H_WG_MAX_IMAGES];
+        bool sizes_ok = true;
+        for (int i = 0, k = 0; i < im->n; i++) {
+            hb[i] = (q4h_host_buffer){ im->out[i] ? f.blob[k] : NULL, im->data[i] };
+            sizes_ok = sizes_ok && (!im->out[i] || f.blob_len[k] == im->total[i]);
+            k += im->out[i];
+        }
+        q4_error e = { 0 };
+        if (!sizes_ok)
+            st = q4_fail(err, Q4_ERR_DEVICE, "%s",
+                         "the WebGPU worker returned a buffer of the wrong size");
+        else if ((s->iface ? q4h_iface_wg_read(s->iface, c, hb, out, &e)
+                           : op->read_host(c, hb, out, &e)) != Q4_OK)
+            st = q4_fail(err, Q4_ERR_DEVICE, "reading the results failed: %.480s", e.msg);
+        obs->gpu_ms = num_of(f.json, "gpu_ms", -1);
+    }
+    q4h_wg_frame_free(&f);
+    return st;
+}
+
+/* The worker was killed with its case, or it left: the next run starts a new one. */
+static q4_status wg_reopen(q4h_backend *b, const q4_case *c, q4_error *err)
+{
+    (void)b, (void)c, (void)err;
+    return Q4_OK;
+}
+
+static void wg_end(q4h_backend *b)
+{
+    session *s = session_of(b);
+    json_object_put(s->steps);
+    s->steps = NULL;
+    q4h_wg_images_free(&s->im);
+    s->iface = NULL;
+}
+
+static void wg_close(q4h_backend *b)
+{
+    session *s = session_of(b);
+    if (s) {
+        close_worker(s);
+        free(s);
+    }
+    b->state = NULL;
+}
+
+const q4h_backend_i q4h_backend_webgpu = {
+    .api = "webgpu",
+    .open = wg_open,
+    .check = wg_check,
+    .info = wg_info,
+    .begin = wg_begin,
+    .stage = wg_stage,
+    .bind = wg_bind,
+    .run = wg_run,
+    .reopen = wg_reopen,
+    .lint = NULL,   /* the static checks read SPIR-V; WGSL has none */
+    .end = wg_end,
+    .close = wg_close,
+};
+
 q4_status q4h_webgpu_devices(q4_error *err)
 {
-    session s = { .opt = &(q4h_wg_options){ .exchange_s = 60 },
+    session s = { .opt = &(q4h_run_options){ .exchange_s = 60 },
                   .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
     signal(SIGPIPE, SIG_IGN);
     q4_status st = open_worker(&s, err);
@@ -616,7 +591,7 @@ static q4_status exchange(session *s, const char *header, const q4h_wg_images *i
 q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_device_info *info,
                                q4vk_ceilings *ceil, double *times, q4_error *err)
 {
-    q4h_wg_options o = { .exchange_s = p->exchange_s };
+    q4h_run_options o = { .exchange_s = p->exchange_s };
     session s = { .opt = &o, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
     q4_inputs in = { 0 };
     q4h_wg_images im = { 0 };

@@ -1,0 +1,73 @@
+/* run_options.h: what a run asks of every layer below the commands: the options of
+ * the run (q4h_run_options), the kernels that replace built-in ones (q4h_override),
+ * and where the verdicts go (q4h_sink). The supervisor (runner.h), the case line
+ * (run_case.h), the backends, dumps, plans, interface files and coverage all read
+ * them; none of them needs the others' headers for that. */
+#ifndef Q4H_RUN_OPTIONS_H
+#define Q4H_RUN_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "q4case.h"
+#include "q4report.h"
+#include "q4vk.h"
+
+typedef struct q4h_override {
+    const char *kernel;        /* built-in kernel name it replaces */
+    const char *path;
+    uint32_t *words;
+    size_t n_words;
+    const char *origin;        /* an --interface step: "interface kernel FILE:STEP"; NULL:
+                                  --kernel */
+} q4h_override;
+
+struct q4h_iface;
+struct q4h_backend_i;
+
+typedef struct q4h_run_options {
+    const struct q4h_backend_i *backend;   /* the API the cases run on (backend.h) */
+    q4vk_options vk;           /* device selection, validation, per-submit timeout, faults
+                                  (faults: every backend's, each firing once per run) */
+    int repeat;                /* runs per case; the worst verdict counts */
+    int strict;                /* QualityWarning fails */
+    const char *dump_dir;      /* NULL: no dumps */
+    bool dump_all;             /* dump every case, not only those that are not ok */
+    const q4h_override *overrides;   /* --kernel as SPIR-V (Vulkan) */
+    int n_overrides;
+    const char *const *kernel_args;  /* --kernel NAME=FILE as given (WebGPU: WGSL files) */
+    size_t n_kernel_args;
+    const struct q4h_iface *const *interfaces;   /* --interface: one per op, or none */
+    int n_interfaces;
+    const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
+    double watchdog_s;         /* the parent's limit for one case, all repeats included */
+    double exchange_s;         /* WebGPU: the limit of one run message and its result */
+    const char *api;           /* each result's API: "vulkan" (NULL) or "webgpu" */
+    int jobs;                  /* worker processes at once (0 or 1: one) */
+    const char *const *devices;   /* --devices: worker k opens devices[k % n_devices] */
+    int n_devices;             /* 0: every worker opens vk.device */
+    int flake_retries;         /* runs more of a case that is not ok */
+    int flaky_every;           /* --inject-fault flaky@N: a worker's GPU runs not a multiple
+                                  of N read back a wrong first element; 0 off */
+} q4h_run_options;
+
+typedef struct q4h_sink {
+    void *user;
+    /* Once per worker lane (0 .. jobs-1), with the device its first worker opened; the
+     * first call comes before any result. */
+    q4_status (*device)(void *user, int worker, const q4vk_device_info *info, q4_error *err);
+    void (*begin)(void *user, const q4_case *c);
+    /* A case's verdict, as soon as it has one, in any order (with --jobs a case can
+     * finish before one handed out earlier): index is its place in the run's cases.
+     * The file reports take it here, so a run killed at any moment has every case that
+     * finished in them. */
+    void (*finished)(void *user, size_t index, const q4_result *r);
+    /* The same verdicts again in the order of the cases (the console's). */
+    void (*result)(void *user, const q4_result *r);
+    /* A worker that ended badly outside any case (between cases, or releasing the
+     * device after the last): why, as one sentence. Every case still has its result. */
+    void (*problem)(void *user, const char *why);
+} q4h_sink;
+
+#endif
