@@ -396,18 +396,20 @@ static void check_access(pass *p, words *b, uint32_t ptr, uint32_t type, q4spv_a
         return;
     map->sites[map->n_sites++] = (q4spv_site){ binding, bytes, access, at };
     inst(b, SpvOpFunctionCall, 7, p->t_void, new_id(p), p->fn_check,
-         konst(p, map->site_base + site), konst(p, map->limit_base + binding), end, off);
+         konst(p, q4spv_site_slot(map, site)), konst(p, map->limit_base + binding), end, off);
     return;
 unchecked:
     p->map->unchecked++;
 }
 
-/* The check function: if end > limit (or the sum wrapped), atomic-min off into the site. */
+/* The check function: if end > limit (or the sum wrapped), atomic-min off into the
+ * site's first word and count the access in its second. */
 static void emit_check_fn(pass *p, words *b)
 {
     uint32_t site = new_id(p), lim_slot = new_id(p), end = new_id(p), off = new_id(p);
     uint32_t l0 = new_id(p), l1 = new_id(p), l2 = new_id(p);
     uint32_t lim = new_id(p), past = new_id(p), wrap = new_id(p), bad = new_id(p);
+    uint32_t count = new_id(p);
     inst(b, SpvOpFunction, 4, p->t_void, p->fn_check, SpvFunctionControlMaskNone, p->t_fn);
     inst(b, SpvOpFunctionParameter, 2, p->t_uint, site);
     inst(b, SpvOpFunctionParameter, 2, p->t_uint, lim_slot);
@@ -423,6 +425,9 @@ static void emit_check_fn(pass *p, words *b)
     inst(b, SpvOpLabel, 1, l1);
     inst(b, SpvOpAtomicUMin, 6, p->t_uint, new_id(p), ptr_access(p, b, site),
          konst(p, p->scope), konst(p, SpvMemorySemanticsMaskNone), off);
+    inst(b, SpvOpIAdd, 4, p->t_uint, count, site, konst(p, 1));
+    inst(b, SpvOpAtomicIAdd, 6, p->t_uint, new_id(p), ptr_access(p, b, count),
+         konst(p, p->scope), konst(p, SpvMemorySemanticsMaskNone), konst(p, 1));
     inst(b, SpvOpBranch, 1, l2);
     inst(b, SpvOpLabel, 1, l2);
     inst(b, SpvOpReturn, 0);
@@ -1308,7 +1313,7 @@ q4_status q4spv_instrument(const uint32_t *in, size_t n, const q4spv_options *op
     emit_functions(&p, &body, first_fn);
     if (opt->bounds && !p.nomem)
         emit_check_fn(&p, &body);
-    map->n_slots = map->site_base + map->n_sites;
+    map->n_slots = map->site_base + Q4SPV_SITE_WORDS * map->n_sites;
     if (p.race && !p.nomem) {
         map->race_base = map->n_slots;
         map->n_slots += RACE_HEAD + Q4SPV_RACE_REPORT * map->n_race_sites;
@@ -1425,15 +1430,32 @@ void q4spv_probe_init(const q4spv_map *map, const uint32_t limits[Q4SPV_MAX_BIND
     for (int b = 0; b < Q4SPV_MAX_BINDINGS; b++)
         slots[map->limit_base + b] = limits ? limits[b] : Q4SPV_NONE;
     for (uint32_t i = 0; i < map->n_sites; i++)
-        slots[map->site_base + i] = Q4SPV_NONE;
+        slots[q4spv_site_slot(map, i)] = Q4SPV_NONE;   /* and a count of 0 */
+}
+
+uint32_t q4spv_site_slot(const q4spv_map *map, uint32_t site)
+{
+    return map->site_base + Q4SPV_SITE_WORDS * site;
+}
+
+uint32_t q4spv_probe_oob(const q4spv_map *map, const uint32_t *slots, uint32_t site,
+                         uint32_t *offset)
+{
+    const uint32_t *w = slots + q4spv_site_slot(map, site);
+    if (offset)
+        *offset = w[0];
+    /* An access that was counted also lowered the offset; a count that wrapped to 0
+     * past 2^32 accesses still shows as one. */
+    return w[0] == Q4SPV_NONE ? 0 : w[1] ? w[1] : 1;
 }
 
 int q4spv_probe_first_oob(const q4spv_map *map, const uint32_t *slots, uint32_t *offset)
 {
+    uint32_t at;
     for (uint32_t i = 0; i < map->n_sites; i++)
-        if (slots[map->site_base + i] != Q4SPV_NONE) {
+        if (q4spv_probe_oob(map, slots, i, &at)) {
             if (offset)
-                *offset = slots[map->site_base + i];
+                *offset = at;
             return (int)i;
         }
     return -1;

@@ -13,9 +13,11 @@
  *   [limit_base, limit_base+Q4SPV_MAX_BINDINGS) set by the host: the bytes of real
  *                                          data binding b of set 0 holds from its
  *                                          offset (0xFFFFFFFF: do not check)
- *   [site_base, site_base+n_sites)         the smallest byte offset past its binding's
- *                                          limit that access site i touched (atomic min);
- *                                          0xFFFFFFFF = none
+ *   [site_base, site_base+2*n_sites)       two words per access site i: the smallest
+ *                                          byte offset past its binding's limit that
+ *                                          it touched (atomic min; 0xFFFFFFFF = none),
+ *                                          then how many of its accesses were out of
+ *                                          bounds (atomic add)
  *
  * q4spv_probe_init fills a fresh buffer. The rest of the module is unchanged: no
  * existing instruction is removed or altered (entry points gain the buffer in their
@@ -31,6 +33,7 @@
 
 #define Q4SPV_MAX_BINDINGS 8
 #define Q4SPV_NONE 0xFFFFFFFFu
+#define Q4SPV_SITE_WORDS 2    /* probe words per access site: smallest offset, count */
 
 typedef struct q4spv_options {
     uint32_t set;             /* descriptor set of the probe buffer */
@@ -132,6 +135,12 @@ void q4spv_map_free(q4spv_map *map);
 void q4spv_probe_init(const q4spv_map *map, const uint32_t limits[Q4SPV_MAX_BINDINGS],
                       uint32_t *slots);
 
+/* The first word of access site `site`'s record in the probe buffer. */
+uint32_t q4spv_site_slot(const q4spv_map *map, uint32_t site);
+/* How many out-of-bounds accesses site `site` made (0: none); *offset gets the
+ * smallest byte offset past the data it touched (Q4SPV_NONE when none). */
+uint32_t q4spv_probe_oob(const q4spv_map *map, const uint32_t *slots, uint32_t site,
+                         uint32_t *offset);
 /* The first out-of-bounds access recorded in slots: the lowest site index with a
  * record, -1 if none; *offset gets the smallest byte offset that site touched. */
 int q4spv_probe_first_oob(const q4spv_map *map, const uint32_t *slots, uint32_t *offset);

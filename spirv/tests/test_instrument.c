@@ -111,7 +111,7 @@ START_TEST(builtin_kernels)
             ck_assert_msg(map->sites[s].at.line > 0, "%s: access site %u has no line",
                           k[i].name, s);
         }
-        ck_assert_uint_eq(map->n_slots, map->site_base + map->n_sites);
+        ck_assert_uint_eq(map->n_slots, map->site_base + Q4SPV_SITE_WORDS * map->n_sites);
         free(out);
         q4spv_map_free(map);
     }
@@ -240,10 +240,17 @@ START_TEST(probe_init_and_first_oob)
     uint32_t off = 7;
     ck_assert_int_eq(q4spv_probe_first_oob(map, slots, &off), -1);
     ck_assert_uint_eq(off, 7);
-    slots[map->site_base + 3] = 44;
-    slots[map->site_base + 1] = 96;
+    for (uint32_t i = 0; i < map->n_sites; i++)
+        ck_assert_uint_eq(q4spv_probe_oob(map, slots, i, NULL), 0);
+    uint32_t *site3 = slots + q4spv_site_slot(map, 3), *site1 = slots + q4spv_site_slot(map, 1);
+    site3[0] = 44, site3[1] = 5;
+    site1[0] = 96, site1[1] = 2;
     ck_assert_int_eq(q4spv_probe_first_oob(map, slots, &off), 1);
     ck_assert_uint_eq(off, 96);
+    ck_assert_uint_eq(q4spv_probe_oob(map, slots, 3, &off), 5);
+    ck_assert_uint_eq(off, 44);
+    site1[1] = 0;   /* a count that wrapped past 2^32 accesses still counts one */
+    ck_assert_uint_eq(q4spv_probe_oob(map, slots, 1, NULL), 1);
     free(slots);
     probed_free(&p);
 }
