@@ -1,10 +1,11 @@
-// q4gsw_linear_tiled.comp: y [M, N] = x [M, K] @ dequant(W)^T (+ bias), W in W_4X8
-// (SPEC §1b), written in the interface of ExecuTorch's et_vk kernels
+// q4gsw_linear_tiled.comp: y [B, S, N] = x [B, S, K] @ dequant(W)^T (+ bias), W in
+// W_4X8 (SPEC §1b), written in the interface of ExecuTorch's et_vk kernels
 // (README.md): output first, then the inputs (x, W, scales, bias); the sizes
-// of y and x as uniform buffers of ivec4 in WHCN order; apply_bias, K and the group
-// size as specialisation constants 3-5; local size through constants 0-2. One
-// invocation computes a 4x4 tile of y (4 rows m x 4 columns n), so the grid is
-// ceil(N/4) x ceil(M/4) invocations, 64 per workgroup.
+// of y and x as uniform buffers of ivec4 in WHCN order, (N, S, B, 1) and (K, S, B, 1);
+// apply_bias, K and the group size as specialisation constants 3-5; local size
+// through constants 0-2. One invocation computes a 4x4 tile of one batch's y (4 rows
+// s x 4 columns n), so the grid is ceil(N/4) x ceil(S/4) x B invocations, 64 per
+// workgroup. Its interface file maps every rank of x onto [B, S, K].
 #version 450
 
 layout(std430) buffer;
@@ -15,8 +16,8 @@ layout(set = 0, binding = 2) readonly buffer restrict WeightBuf { uvec4 t_weight
 layout(set = 0, binding = 3) readonly buffer restrict ScalesBuf { vec4 t_scales[]; };
 layout(set = 0, binding = 4) readonly buffer restrict BiasBuf { vec4 t_bias[]; };
 
-layout(set = 0, binding = 5) uniform restrict OutSizes { ivec4 out_sizes; };   // (N, M, 1, 1)
-layout(set = 0, binding = 6) uniform restrict InSizes { ivec4 in_sizes; };     // (K, M, 1, 1)
+layout(set = 0, binding = 5) uniform restrict OutSizes { ivec4 out_sizes; };   // (N, S, B, 1)
+layout(set = 0, binding = 6) uniform restrict InSizes { ivec4 in_sizes; };     // (K, S, B, 1)
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -34,15 +35,17 @@ vec4 row_values(uint w, int r)
 void main()
 {
     const int n4 = int(gl_GlobalInvocationID.x);
-    const int m0 = 4 * int(gl_GlobalInvocationID.y);
-    const int N4 = out_sizes.x / 4, M = out_sizes.y;
-    if (n4 >= N4 || m0 >= M)
+    const int s0 = 4 * int(gl_GlobalInvocationID.y);
+    const int batch = int(gl_GlobalInvocationID.z);
+    const int N4 = out_sizes.x / 4, S = out_sizes.y, B = out_sizes.z;
+    if (n4 >= N4 || s0 >= S || batch >= B)
         return;
     const int K4 = K / 4, N8 = (N4 + 1) / 2;
-    // Rows past M (a partial tile) read row M - 1 and are never stored.
+    const int first = batch * S;   // the batch's first row of x and y
+    // Rows past S (a partial tile) read the batch's last row and are never stored.
     int rows[4];
     for (int i = 0; i < 4; i++)
-        rows[i] = min(m0 + i, M - 1);
+        rows[i] = first + min(s0 + i, S - 1);
 
     vec4 acc[4] = vec4[4](vec4(0.0), vec4(0.0), vec4(0.0), vec4(0.0));   // acc[m][n]
     for (int k4 = 0; k4 < K4; k4++) {
@@ -59,6 +62,6 @@ void main()
     }
     const vec4 bias = apply_bias != 0 ? t_bias[n4] : vec4(0.0);
     for (int i = 0; i < 4; i++)
-        if (m0 + i < M)
-            t_out[(m0 + i) * N4 + n4] = acc[i] + bias;
+        if (s0 + i < S)
+            t_out[(first + s0 + i) * N4 + n4] = acc[i] + bias;
 }
