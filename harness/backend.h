@@ -32,8 +32,27 @@ typedef struct q4h_observations {
 
 typedef struct q4h_backend q4h_backend;
 
+/* What perf asks of one timed task: its repetitions and warm-up (runs and ms). */
+typedef struct q4h_perf_ask {
+    int reps, warmup, warmup_ms;
+} q4h_perf_ask;
+
 typedef struct q4h_backend_i {
-    const char *api;               /* "vulkan", "webgpu": the results' API */
+    const char *api;               /* "vulkan", "webgpu": the results' API, --api's value */
+    const char *suite;             /* the JUnit suite: one nightly can hold both APIs' runs */
+    bool wgsl;                     /* its kernels (--kernel, --interface steps) are WGSL, not
+                                      SPIR-V */
+    bool vulkan;                   /* its devices are this process's Vulkan devices: their API
+                                      version is reported, Q4CTS_VALIDATION's layer applies */
+    /* `q4cts devices`: every device the API offers, to stdout. */
+    q4_status (*devices)(q4_error *err);
+    /* The words of a device for the console's "device:" line, into buf. */
+    void (*describe)(const q4vk_device_info *info, char *buf, size_t size);
+    /* --kernel NAME=FILE as the API takes it: *out gets the SPIR-V overrides (n of
+     * them; NULL where the backend's worker reads the files itself), or Q4_ERR_ARG
+     * naming the argument. */
+    q4_status (*kernels)(const char *const *args, size_t n, q4h_override **out,
+                         q4_error *err);
     /* Opens the device (a Vulkan context, or a WebGPU worker and its adapter) with the
      * run's options. reopen: after a lost device or a dead worker; the injected faults
      * of the run do not fire again. */
@@ -70,6 +89,13 @@ typedef struct q4h_backend_i {
     void (*end)(q4h_backend *b);
     /* Releases the device. */
     void (*close)(q4h_backend *b);
+    /* perf: one task in this process (perf gives each a child of its own, opening the
+     * device after the inputs): the ceilings (c NULL: into ceil, and the device is
+     * printed) or case c's ask->reps GPU times in ms (times[reps]) after the warm-up;
+     * info gets the device. */
+    q4_status (*time)(const q4h_run_options *opt, const q4h_perf_ask *ask, const q4_case *c,
+                      q4vk_device_info *info, q4vk_ceilings *ceil, double *times,
+                      q4_error *err);
 } q4h_backend_i;
 
 struct q4h_backend {

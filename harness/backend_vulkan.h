@@ -15,6 +15,8 @@ extern const q4h_backend_i q4h_backend_vulkan;
 q4_status q4h_vk_open(const q4h_run_options *opt, bool reopen, q4vk_context **ctx,
                       q4_error *err);
 
+/* A Vulkan API version as "1.3.255". */
+void q4h_vk_api_string(uint32_t v, char *buf, size_t size);
 /* The context of a Vulkan backend b (NULL: the device was lost and could not be
  * reopened), for tests that look at what a case left on it. */
 q4vk_context *q4h_vk_context(q4h_backend *b);

@@ -441,41 +441,6 @@ static void wg_close(q4h_backend *b)
     b->state = NULL;
 }
 
-const q4h_backend_i q4h_backend_webgpu = {
-    .api = "webgpu",
-    .open = wg_open,
-    .check = wg_check,
-    .info = wg_info,
-    .begin = wg_begin,
-    .stage = wg_stage,
-    .bind = wg_bind,
-    .run = wg_run,
-    .reopen = wg_reopen,
-    .lint = NULL,   /* the static checks read SPIR-V; WGSL has none */
-    .end = wg_end,
-    .close = wg_close,
-};
-
-q4_status q4h_webgpu_devices(q4_error *err)
-{
-    session s = { .opt = &(q4h_run_options){ .exchange_s = 60 },
-                  .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
-    signal(SIGPIPE, SIG_IGN);
-    q4_status st = open_worker(&s, err);
-    if (st != Q4_OK)
-        return st;
-    const q4vk_device_info *i = &s.a.info;
-    q4h_device_shown d;   /* the worker's words, escaped */
-    char features[Q4_CLEAN_MAX];
-    q4h_device_shown_of(i, &d);
-    printf("0: %s (WebGPU adapter)\n   driver %s %s (%s)\n   timestamps %s, "
-           "maxStorageBufferBindingSize %llu, maxBufferSize %llu\n   features %s\n",
-           d.name, d.driver, d.version, d.info,
-           i->timestamps ? "yes" : "no", (unsigned long long)s.a.max_binding,
-           (unsigned long long)s.a.max_buffer, q4_echo(s.a.features, features, sizeof features));
-    close_worker(&s);
-    return Q4_OK;
-}
 
 /* The worker and its kernels' folder exist: a missing Q4CTS_WGSL_DIR made every case
  * an InternalError, one by one, instead of one set-up error before the run. */
@@ -588,8 +553,15 @@ static q4_status exchange(session *s, const char *header, const q4h_wg_images *i
                    : io == Q4H_WG_BAD ? why : "the WebGPU worker ended during the task");
 }
 
-q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_device_info *info,
-                               q4vk_ceilings *ceil, double *times, q4_error *err)
+/* perf: one task in a worker of its own: the ceilings (c NULL: ceil) or case c's
+ * `reps` GPU times in ms (times[reps]), after warm-up; info gets the adapter. */
+typedef struct q4h_wg_perf {
+    int reps, warmup, warmup_ms;
+    double exchange_s;
+} q4h_wg_perf;
+
+static q4_status perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_device_info *info,
+                           q4vk_ceilings *ceil, double *times, q4_error *err)
 {
     q4h_run_options o = { .exchange_s = p->exchange_s };
     session s = { .opt = &o, .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
@@ -601,7 +573,7 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
     signal(SIGPIPE, SIG_IGN);
     /* The inputs first, then the worker's device: a device whose GPU sits idle after it
      * is made can stay slow for its whole life (perf.c, perf_child). */
-    const q4h_op *op = c ? q4h_op_find(c->op) : NULL;
+    const q4h_op *op = c ? q4h_op_of(c) : NULL;
     q4_status st = !c ? Q4_OK
                    : !op ? q4_fail(err, Q4_ERR_ARG, "no descriptor for op %s", c->op)
                          : q4_case_inputs(c, &in, err);
@@ -652,3 +624,77 @@ q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_devi
     close_worker(&s);
     return st;
 }
+
+/* `q4cts devices --api webgpu`: the adapter Dawn finds, its features and limits. */
+static q4_status wg_devices(q4_error *err)
+{
+    session s = { .opt = &(q4h_run_options){ .exchange_s = 60 },
+                  .w = { .pid = 0, .to_fd = -1, .from_fd = -1, .log_fd = -1 } };
+    signal(SIGPIPE, SIG_IGN);
+    q4_status st = open_worker(&s, err);
+    if (st != Q4_OK)
+        return st;
+    const q4vk_device_info *i = &s.a.info;
+    q4h_device_shown d;   /* the worker's words, escaped */
+    char features[Q4_CLEAN_MAX];
+    q4h_device_shown_of(i, &d);
+    printf("0: %s (WebGPU adapter)\n   driver %s %s (%s)\n   timestamps %s, "
+           "maxStorageBufferBindingSize %llu, maxBufferSize %llu\n   features %s\n",
+           d.name, d.driver, d.version, d.info,
+           i->timestamps ? "yes" : "no", (unsigned long long)s.a.max_binding,
+           (unsigned long long)s.a.max_buffer, q4_echo(s.a.features, features, sizeof features));
+    close_worker(&s);
+    return Q4_OK;
+}
+
+static void wg_describe(const q4vk_device_info *info, char *buf, size_t size)
+{
+    q4h_device_shown d;   /* the worker's words, escaped */
+    q4h_device_shown_of(info, &d);
+    snprintf(buf, size, "%s (WebGPU), driver %s %s, %s", d.name, d.driver, d.version, d.info);
+}
+
+/* The worker reads --kernel's WGSL files itself: they are only checked here. */
+static q4_status wg_kernels(const char *const *args, size_t n, q4h_override **out,
+                            q4_error *err)
+{
+    *out = NULL;
+    return q4h_webgpu_check_kernels(args, n, err);
+}
+
+/* perf's task: a worker of its own, as Vulkan's task has a context of its own. */
+static q4_status wg_time(const q4h_run_options *opt, const q4h_perf_ask *ask, const q4_case *c,
+                         q4vk_device_info *info, q4vk_ceilings *ceil, double *times,
+                         q4_error *err)
+{
+    q4h_wg_perf p = { ask->reps, ask->warmup, ask->warmup_ms, opt->exchange_s };
+    q4_status st = perf_task(&p, c, info, ceil, times, err);
+    if (st == Q4_OK && !c) {
+        char words[6 * 1100];   /* the worker's words, escaped */
+        wg_describe(info, words, sizeof words);
+        printf("device: %s\n", words);
+    }
+    return st;
+}
+
+const q4h_backend_i q4h_backend_webgpu = {
+    .api = "webgpu",
+    .suite = "q4cts.webgpu",
+    .wgsl = true,
+    .vulkan = false,
+    .devices = wg_devices,
+    .describe = wg_describe,
+    .kernels = wg_kernels,
+    .open = wg_open,
+    .check = wg_check,
+    .info = wg_info,
+    .begin = wg_begin,
+    .stage = wg_stage,
+    .bind = wg_bind,
+    .run = wg_run,
+    .reopen = wg_reopen,
+    .lint = NULL,   /* the static checks read SPIR-V; WGSL has none */
+    .end = wg_end,
+    .close = wg_close,
+    .time = wg_time,
+};

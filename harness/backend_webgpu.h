@@ -17,15 +17,4 @@ extern const q4h_backend_i q4h_backend_webgpu;
  * readable; Q4_ERR_ARG naming the argument otherwise. (The worker compiles FILE and a
  * WGSL error stops the run before the first case, exit 2.) */
 q4_status q4h_webgpu_check_kernels(const char *const *args, size_t n, q4_error *err);
-/* perf --api webgpu: one task in a worker of its own: the ceilings (c NULL: ceil) or
- * case c's `reps` GPU times in ms (times[reps]), after warm-up; info gets the adapter. */
-typedef struct q4h_wg_perf {
-    int reps, warmup, warmup_ms;
-    double exchange_s;
-} q4h_wg_perf;
-q4_status q4h_webgpu_perf_task(const q4h_wg_perf *p, const q4_case *c, q4vk_device_info *info,
-                               q4vk_ceilings *ceil, double *times, q4_error *err);
-/* `q4cts devices --api webgpu`: the adapter Dawn finds, its features and limits. */
-q4_status q4h_webgpu_devices(q4_error *err);
-
 #endif

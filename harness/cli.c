@@ -584,24 +584,40 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return q4_fail(err, Q4_ERR_ARG, "--interface is for run (and kernels --interface NAME); "
                        "%s runs q4cts's own kernels", cli->command);
     if (cli->api == Q4H_API_WEBGPU) {
-        /* Vulkan's options: the WebGPU worker has no device choice, layer or probes */
-        const char *vk_only = cli->device ? "--device" : cli->validation ? "--validation"
-                            : cli->n_devices ? "--devices" : cli->jobs > 1 ? "--jobs"
-                            : cli->flake_retries ? "--flake-retries"
-                            : cli->flaky_every ? "--inject-fault flaky@N"
-                            : cli->bounds_check ? "--bounds-check"
-                            : cli->race_check ? "--race-check"
-                            : cli->shader_coverage ? "--shader-coverage"
-                            : cli->dump_dir ? "--dump-dir"
-                            : !strcmp(cli->command, "replay") ? "replay"
-                            : !strcmp(cli->command, "kernels") ? "kernels"
-                            : !strcmp(cli->command, "perf") && cli->n_kernels ? "perf --kernel"
-                            : cli->dense_min_m ? "--dense-min-m"
-                            : cli->mma_min_m ? "--mma-min-m"
-                            : NULL;
+        /* What the WebGPU backend cannot do, each with the reason; the rest (--jobs,
+         * --flake-retries, --inject-fault, --baseline, --shard, --interface) runs through
+         * the backend seam as on Vulkan. */
+        const char *vk_only = NULL, *why = NULL;
+#define REFUSE(cond, what, reason) \
+        if (!vk_only && (cond)) { vk_only = (what); why = (reason); }
+        REFUSE(cli->device, "--device", "Dawn picks the adapter; the WebGPU worker has no "
+               "device choice")
+        REFUSE(cli->validation, "--validation", "it is the Vulkan validation layer; Dawn "
+               "validates every WebGPU call itself")
+        REFUSE(cli->n_devices, "--devices", "Dawn picks the adapter; the WebGPU worker has no "
+               "device choice")
+        REFUSE(cli->bounds_check, "--bounds-check", "its probes are instrumented SPIR-V, and "
+               "the WGSL kernels have no SPIR-V to instrument")
+        REFUSE(cli->race_check, "--race-check", "its probes are instrumented SPIR-V, and the "
+               "WGSL kernels have no SPIR-V to instrument")
+        REFUSE(cli->shader_coverage, "--shader-coverage", "its probes are instrumented "
+               "SPIR-V, and the WGSL kernels have no SPIR-V to instrument")
+        REFUSE(cli->dump_dir, "--dump-dir", "a dump's case.json names no API, so replay "
+               "--rerun would run it on Vulkan's kernels")
+        REFUSE(!strcmp(cli->command, "replay"), "replay", "replay --rerun runs a dump on "
+               "Vulkan's kernels, and WebGPU runs make no dumps")
+        REFUSE(!strcmp(cli->command, "kernels"), "kernels", "it lists the built-in SPIR-V "
+               "kernels; the WGSL ones are the files of gpu/wgsl")
+        REFUSE(!strcmp(cli->command, "perf") && cli->n_kernels, "perf --kernel", "perf times "
+               "the built-in WGSL kernels only")
+        REFUSE(cli->dense_min_m, "--dense-min-m", "it picks a path of the Vulkan launchers, "
+               "which the WGSL kernels do not have")
+        REFUSE(cli->mma_min_m, "--mma-min-m", "it picks the Vulkan tensor-core path, which "
+               "the WGSL kernels do not have")
+#undef REFUSE
         if (vk_only)
-            return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu "
-                           "(docs/webgpu.md)", vk_only);
+            return q4_fail(err, Q4_ERR_ARG, "%s is not available with --api webgpu: %s "
+                           "(docs/webgpu.md)", vk_only, why);
     }
     if (!strcmp(cli->command, "report") && (!cli->n_operands || !cli->output))
         return q4_fail(err, Q4_ERR_ARG, "report needs %s", !cli->n_operands ?

@@ -70,5 +70,8 @@ typedef struct q4h_cli {
 q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err);
 /* The --help text. */
 const char *q4h_cli_usage(void);
+/* The backend of cli's --api: the one place that maps the API's name to its backend. */
+struct q4h_backend_i;
+const struct q4h_backend_i *q4h_cli_backend(const q4h_cli *cli);
 
 #endif

@@ -21,7 +21,7 @@
 
 void q4h_dump_params(const q4_case *c, const q4_inputs *in, q4h_dump_meta *m)
 {
-    const q4h_op *op = q4h_op_find(c->op);
+    const q4h_op *op = q4h_op_of(c);
     m->n_params = 0;
     for (const q4h_param *p = op ? op->params : NULL; p && p->key; p++) {
         if (m->n_params == Q4H_DUMP_MAX_PARAMS)
@@ -39,7 +39,7 @@ void q4h_dump_params(const q4_case *c, const q4_inputs *in, q4h_dump_meta *m)
 q4_status q4h_dump_params_apply(const q4h_dump_meta *m, const q4_case *c, q4_inputs *in,
                                 q4_error *err)
 {
-    const q4h_op *op = q4h_op_find(c->op);
+    const q4h_op *op = q4h_op_of(c);
     for (const q4h_param *p = op ? op->params : NULL; p && p->key; p++) {
         if (p->from != 'f')
             continue; /* the shape comes from the case's name */

@@ -153,7 +153,7 @@ q4_status q4h_dump_load_outputs(const char *dir, const q4h_dump_meta *m, q4h_out
     q4_error why = { 0 };
     if (q4_case_parse(m->name, m->seed, &c, &why) != Q4_OK)
         return q4_fail(err, Q4_ERR_ARG, "%s/case.json: name: %s", dir, why.msg);
-    const q4h_op *op = q4h_op_find(c.op);
+    const q4h_op *op = q4h_op_of(&c);
     if (!op || strcmp(m->op, c.op))
         return q4_fail(err, Q4_ERR_ARG, "%s/case.json: op is '%s' but the case %s is of op %s",
                        dir, m->op, m->name, c.op);

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "backend_vulkan.h"
-#include "backend_webgpu.h"
 #include "baseline.h"
 #include "child.h"
 #include "cli.h"
@@ -41,31 +40,10 @@ static int fail_usage(const q4_error *err)
     return EXIT_USAGE;
 }
 
-static void api_string(uint32_t v, char *buf, size_t size)
-{
-    snprintf(buf, size, "%u.%u.%u", (v >> 22) & 0x7F, (v >> 12) & 0x3FF, v & 0xFFF);
-}
-
 static int cmd_devices(const q4h_cli *cli)
 {
-    q4vk_device_info infos[16];
-    int count = 0;
     q4_error err = { 0 };
-    if (cli->api == Q4H_API_WEBGPU)
-        return q4h_webgpu_devices(&err) == Q4_OK ? 0 : fail_usage(&err);
-    if (q4vk_enumerate(infos, 16, &count, &err) != Q4_OK)
-        return fail_usage(&err);
-    for (int i = 0; i < count && i < 16; i++) {
-        char api[32];
-        q4h_device_shown d;
-        q4h_device_shown_of(&infos[i], &d);
-        api_string(infos[i].api_version, api, sizeof api);
-        printf("%d: %s (%s, vendor 0x%04x)\n   driver %s %s (%s), Vulkan %s\n   uuid %s\n"
-               "   int8 cooperative matrices (linear_q4gsw's tensor-core path): %s\n",
-               infos[i].index, d.name, d.type, infos[i].vendor_id, d.driver, d.version, d.info,
-               api, infos[i].uuid, infos[i].coopmat_s8 ? "yes" : "no");
-    }
-    return 0;
+    return q4h_cli_backend(cli)->devices(&err) == Q4_OK ? 0 : fail_usage(&err);
 }
 
 static int cmd_list(const q4h_cli *cli)
@@ -141,6 +119,7 @@ typedef struct run_state {
     size_t n_props;
     const q4h_expectations *expect;   /* --baseline, or NULL */
     char first_uuid[40];              /* the device of the first worker that opened one */
+    bool have_device;                 /* a worker opened one (a WebGPU adapter has no uuid) */
 } run_state;
 
 static void prop(run_state *s, const char *key, const char *fmt, const char *value)
@@ -155,18 +134,19 @@ static void prop(run_state *s, const char *key, const char *fmt, const char *val
 static void add_props(run_state *s, const q4vk_device_info *info)
 {
     char api[32], seed[32], line[300];
+    const q4h_backend_i *b = q4h_cli_backend(s->cli);
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->cli->seed);
     prop(s, "q4cts.version", "%s", Q4CTS_VERSION);
-    prop(s, "api", "%s", s->cli->api == Q4H_API_WEBGPU ? "webgpu" : "vulkan");
+    prop(s, "api", "%s", b->api);
     if (info) {
-        api_string(info->api_version, api, sizeof api);
+        q4h_vk_api_string(info->api_version, api, sizeof api);
         prop(s, "device", "%s", info->name);
         prop(s, "device.type", "%s", info->type);
         prop(s, "device.uuid", "%s", info->uuid);
         prop(s, "driver", "%s", info->driver_name);
         prop(s, "driver.version", "%s", info->driver_version_str);
         prop(s, "driver.info", "%s", info->driver_info);
-        if (s->cli->api == Q4H_API_VULKAN)
+        if (b->vulkan)
             prop(s, "vulkan.api", "%s", api);
         snprintf(line, sizeof line, "%u", info->subgroup_size);
         prop(s, "device.subgroup_size", "%s", line);
@@ -195,9 +175,7 @@ static q4_status open_reports(run_state *s, q4_error *err)
 {
     q4_status st = Q4_OK;
     if (s->cli->junit) {
-        /* the suite names the API, so that one nightly can hold both APIs' runs */
-        st = q4_junit_open(s->cli->junit, s->cli->api == Q4H_API_WEBGPU ? "q4cts.webgpu" : "q4cts",
-                           s->props, s->n_props, &s->junit, err);
+        st = q4_junit_open(s->cli->junit, q4h_cli_backend(s->cli)->suite, s->props, s->n_props, &s->junit, err);
         q4_junit_set_strict(s->junit, s->cli->strict);
         q4_junit_set_planned(s->junit, s->planned);
     }
@@ -214,24 +192,20 @@ static q4_status open_reports(run_state *s, q4_error *err)
 static q4_status on_device(void *user, int worker, const q4vk_device_info *info, q4_error *err)
 {
     run_state *s = user;
-    char api[32];
-    int first = !s->first_uuid[0];
+    char words[6 * 1100];   /* the worker's or the driver's words, escaped */
+    int first = !s->have_device;
     if (!first && !strcmp(s->first_uuid, info->uuid))
         return Q4_OK;
-    api_string(info->api_version, api, sizeof api);
     if (first)
         printf("device: ");
     else
         printf("device (worker %d): ", worker + 1);
-    q4h_device_shown d;   /* the worker's or the driver's words, escaped */
-    q4h_device_shown_of(info, &d);
-    if (s->cli->api == Q4H_API_WEBGPU)
-        printf("%s (WebGPU), driver %s %s, %s\n", d.name, d.driver, d.version, d.info);
-    else
-        printf("%s (%s), driver %s %s, Vulkan %s\n", d.name, d.type, d.driver, d.info, api);
+    q4h_cli_backend(s->cli)->describe(info, words, sizeof words);
+    printf("%s\n", words);
     if (!first)
         return Q4_OK;
     snprintf(s->first_uuid, sizeof s->first_uuid, "%s", info->uuid);
+    s->have_device = true;
     add_props(s, info);
     return open_reports(s, err);
 }
@@ -433,8 +407,8 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --kernel %s", cli->kernel_args[i]);
     for (size_t i = 0; i < cli->n_interfaces; i++)
         ADD(" --interface %s", cli->interface_args[i]);
-    if (cli->api == Q4H_API_WEBGPU)
-        ADD(" --api webgpu");
+    if (strcmp(q4h_cli_backend(cli)->api, "vulkan"))   /* the default needs no flag */
+        ADD(" --api %s", q4h_cli_backend(cli)->api);
     if (cli->strict)
         ADD(" --strict");
     if (cli->validation)
@@ -468,9 +442,8 @@ static int cmd_run(const q4h_cli *cli)
         return fail_usage(&err);
     }
     s.expect = expect;
-    const bool webgpu = cli->api == Q4H_API_WEBGPU;
-    if ((webgpu ? q4h_webgpu_check_kernels(cli->kernel_args, cli->n_kernels, &err)
-                : q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, &err)) != Q4_OK) {
+    const q4h_backend_i *backend = q4h_cli_backend(cli);
+    if (backend->kernels(cli->kernel_args, cli->n_kernels, &overrides, &err) != Q4_OK) {
         q4h_overrides_free(overrides, cli->n_kernels);
         q4h_expectations_free(expect);
         free(cases);
@@ -481,8 +454,8 @@ static int cmd_run(const q4h_cli *cli)
     int n_modules = 0;
     q4h_shcov *shcov = NULL;
     if (q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &err) != Q4_OK ||
-        q4h_ifaces_check_api(ifaces, cli->n_interfaces, webgpu, &err) != Q4_OK ||
-        q4h_ifaces_modules(overrides, webgpu ? 0 : (int)cli->n_kernels, ifaces, cli->n_interfaces, &modules,
+        q4h_ifaces_check_api(ifaces, cli->n_interfaces, backend->wgsl, &err) != Q4_OK ||
+        q4h_ifaces_modules(overrides, overrides ? (int)cli->n_kernels : 0, ifaces, cli->n_interfaces, &modules,
                            &n_modules, &err) != Q4_OK ||
         ((cli->shader_coverage || cli->bounds_check || cli->race_check) &&
          q4h_shcov_create(modules, n_modules, cli->shader_coverage != NULL,
@@ -500,20 +473,20 @@ static int cmd_run(const q4h_cli *cli)
     }
     repro_flags(cli, repro, sizeof repro);
     q4h_run_options opt = {
-        .backend = webgpu ? &q4h_backend_webgpu : &q4h_backend_vulkan,
+        .backend = backend,
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults,
                 .mma_min_m = cli->mma_min_m },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .dump_all = cli->dump_all != 0,
-        .overrides = overrides, .n_overrides = webgpu ? 0 : (int)cli->n_kernels,
+        .overrides = overrides, .n_overrides = overrides ? (int)cli->n_kernels : 0,
         .kernel_args = cli->kernel_args, .n_kernel_args = cli->n_kernels, .repro_flags = repro,
         .interfaces = (const q4h_iface *const *)ifaces, .n_interfaces = (int)cli->n_interfaces,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
         /* WebGPU: the worker gets 4 x --timeout per run of a case (docs/webgpu.md) */
         .exchange_s = 4.0 * cli->timeout_s,
-        .api = webgpu ? "webgpu" : "vulkan",
+        .api = backend->api,
         .jobs = cli->jobs, .devices = cli->devices, .n_devices = (int)cli->n_devices,
         .flake_retries = cli->flake_retries, .flaky_every = cli->flaky_every,
     };
@@ -596,7 +569,7 @@ static int run_command(q4h_cli *cli)
     /* The layer that Q4CTS_VALIDATION=1 turns on (gpu/, the same test) is named in the
      * reports and the repro lines as if --validation had been given. */
     const char *env = getenv("Q4CTS_VALIDATION");
-    if (env && !strcmp(env, "1") && cli->api == Q4H_API_VULKAN)
+    if (env && !strcmp(env, "1") && q4h_cli_backend(cli)->vulkan)
         cli->validation = 1;
     if (!strcmp(cli->command, "devices"))
         return cmd_devices(cli);
@@ -612,8 +585,9 @@ static int run_command(q4h_cli *cli)
         (check_paths(cli, NULL, &err) != Q4_OK ||
          (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)))
         return fail_usage(&err);
-    if (!strcmp(cli->command, "perf") && cli->api == Q4H_API_WEBGPU &&
-        q4h_webgpu_check_kernels(cli->kernel_args, cli->n_kernels, &err) != Q4_OK)
+    q4h_override *none = NULL;   /* perf loads Vulkan's overrides itself (perf.c) */
+    if (!strcmp(cli->command, "perf") && !q4h_cli_backend(cli)->vulkan &&
+        q4h_cli_backend(cli)->kernels(cli->kernel_args, cli->n_kernels, &none, &err) != Q4_OK)
         return fail_usage(&err);   /* the worker and its kernels are there */
     if (!strcmp(cli->command, "perf"))
         return q4h_perf(cli);

@@ -7,7 +7,7 @@
 
 void q4h_support_memory(const q4_case *c, const q4vk_device_info *info, char *why, size_t size)
 {
-    const q4h_op *op = q4h_op_find(c->op);
+    const q4h_op *op = q4h_op_of(c);
     /* Inputs + outputs, with the guard words and some room for the driver's own use. */
     double need = op->bytes(c) + 16.0 * Q4H_GUARD_BYTES;
     why[0] = '\0';

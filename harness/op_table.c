@@ -24,3 +24,8 @@ const q4h_op *q4h_op_find(const char *name)
             return table[i];
     return NULL;
 }
+
+const q4h_op *q4h_op_of(const q4_case *c)
+{
+    return q4h_op_find(c->op);
+}

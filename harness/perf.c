@@ -22,18 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "child.h"
 #include "op.h"
 #include "overrides.h"
 #include "perf_baseline.h"
 #include "plan.h"
 #include "q4report.h"
-#include "backend_vulkan.h"
 #include "clock.h"
 #include "select.h"
 #include "shown.h"
 #include "stop.h"
-#include "backend_webgpu.h"
 
 #ifndef Q4CTS_CASES_DIR
 #define Q4CTS_CASES_DIR "cases"
@@ -63,42 +62,6 @@ static void rate(const q4h_op *op, const q4_case *c, const q4vk_ceilings *ceil, 
                        : 100.0 * row->gbs / ceil->copy_gbs;
 }
 
-/* Times one case on inputs made before the context (perf_child); fills row. */
-static q4_status time_case(q4vk_context *ctx, const q4h_cli *cli, const q4vk_ceilings *ceil,
-                           const q4_case *c, const q4_inputs *inputs, q4_perf_result *row,
-                           q4_error *err)
-{
-    const q4h_op *op = q4h_op_find(c->op);
-    const q4_inputs in = *inputs;
-    q4h_gpu_buffers bufs = { 0 };
-    double *t = calloc((size_t)cli->perf_reps, sizeof *t);
-    q4vk_timing tm;
-    q4_status st = t ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
-    if (st == Q4_OK)   /* a small_device case times the paths of its lowered limits */
-        st = q4h_apply_case_limits(ctx, c, err);
-    if (st == Q4_OK)
-        st = q4h_gpu_prepare(ctx, op, c, &in, 0, &bufs, err);
-    /* Warm-up: at least perf_warmup runs and perf_warmup_ms of wall time. Generating a
-     * large case's inputs on the CPU takes seconds, in which the GPU drops its clocks
-     * (the H200 to 345 MHz of 1980); a few runs do not bring them back, and timing a
-     * cold GPU measured AdamW at 2^28 2.4x slower than a warm one. */
-    const double t0 = q4h_now_s();
-    for (int i = 0; st == Q4_OK && (i < cli->perf_warmup ||
-                                    (q4h_now_s() - t0) * 1e3 < cli->perf_warmup_ms); i++)
-        st = op->launch(ctx, c, &in, bufs.b, &tm, err);
-    for (int i = 0; i < cli->perf_reps && st == Q4_OK; i++) {
-        st = op->launch(ctx, c, &in, bufs.b, &tm, err);
-        t[i] = tm.gpu_ms;
-    }
-    if (st == Q4_OK && t[0] < 0)
-        st = q4_fail(err, Q4_ERR_UNSUPPORTED, "the device has no compute-queue timestamps");
-    if (st == Q4_OK)
-        rate(op, c, ceil, t, cli->perf_reps, row);
-    q4h_gpu_release(ctx, &bufs);
-    free(t);
-    return st;
-}
-
 /* One child's task: the ceilings (c == NULL) or one case; and what it sends back. */
 typedef struct perf_task {
     const q4h_cli *cli;
@@ -120,50 +83,15 @@ static void perf_child(void *user, void *out)
     const perf_task *task = user;
     const q4h_cli *cli = task->cli;
     perf_reply *reply = out;
-    q4vk_context *ctx = NULL;
-    if (cli->api == Q4H_API_WEBGPU) {   /* a worker of its own per task, as a context */
-        q4h_wg_perf p = { cli->perf_reps, cli->perf_warmup, cli->perf_warmup_ms,
-                          4.0 * cli->timeout_s + 30.0 };
-        double *t = task->c ? calloc((size_t)cli->perf_reps, sizeof *t) : NULL;
-        memset(reply, 0, sizeof *reply);
-        reply->st = task->c && !t ? q4_fail(&reply->err, Q4_ERR_NOMEM, "out of memory")
-                    : q4h_webgpu_perf_task(&p, task->c, &reply->info, &reply->ceil, t, &reply->err);
-        if (reply->st == Q4_OK && task->c)
-            rate(q4h_op_find(task->c->op), task->c, &task->ceil, t, cli->perf_reps, &reply->r);
-        else if (reply->st == Q4_OK) {
-            q4h_device_shown d;   /* the worker's words, escaped */
-            q4h_device_shown_of(&reply->info, &d);
-            printf("device: %s (WebGPU), driver %s %s, %s\n", d.name, d.driver, d.version,
-                   d.info);
-        }
-        free(t);
-        return;
-    }
-    /* Only the ceilings' child prints the device chosen; faults and overrides go to
-     * the cases (the ceilings time built-in kernels of their own). */
-    q4h_run_options opt = *task->opt;
-    opt.vk.log = task->c ? NULL : stdout;
-    if (!task->c) {
-        opt.vk.faults = (q4vk_faults){ 0 };
-        opt.n_overrides = 0;
-    }
+    const q4h_perf_ask ask = { cli->perf_reps, cli->perf_warmup, cli->perf_warmup_ms };
+    double *t = task->c ? calloc((size_t)cli->perf_reps, sizeof *t) : NULL;
     memset(reply, 0, sizeof *reply);
-    /* The inputs first, then the context. On the H200 a context whose GPU sat idle for
-     * a few seconds (the time a large case's inputs take on the CPU) often ran CE at
-     * R = 4096, V = 32000 at 0.35-1.3 ms instead of 0.29 for the rest of its life; a
-     * context made after the same idle never did (docs/perf.md, session 5). */
-    q4_inputs in = { 0 };
-    if (task->c)
-        reply->st = q4_case_inputs(task->c, &in, &reply->err);
-    if (reply->st == Q4_OK)
-        reply->st = q4h_vk_open(&opt, false, &ctx, &reply->err);
-    if (reply->st == Q4_OK) {
-        reply->info = *q4vk_info(ctx);
-        reply->st = task->c ? time_case(ctx, cli, &task->ceil, task->c, &in, &reply->r, &reply->err)
-                            : q4vk_measure_ceilings(ctx, 9, &reply->ceil, &reply->err);
-    }
-    q4vk_destroy(ctx);
-    q4_inputs_free(&in);
+    reply->st = task->c && !t ? q4_fail(&reply->err, Q4_ERR_NOMEM, "out of memory")
+              : task->opt->backend->time(task->opt, &ask, task->c, &reply->info, &reply->ceil,
+                                         t, &reply->err);
+    if (reply->st == Q4_OK && task->c)
+        rate(q4h_op_of(task->c), task->c, &task->ceil, t, cli->perf_reps, &reply->r);
+    free(t);
 }
 
 /* Runs a task in a child; the child's own failure becomes the reply's. */
@@ -198,6 +126,9 @@ int q4h_perf(const q4h_cli *cli)
         return 2;
     }
     const q4h_run_options opt = {
+        .backend = q4h_cli_backend(cli),
+        /* WebGPU: a worker of its own per task, 4 x --timeout and half a minute a task */
+        .exchange_s = 4.0 * cli->timeout_s + 30.0,
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults,
                 .dense_min_m = cli->dense_min_m, .mma_min_m = cli->mma_min_m },
@@ -270,7 +201,7 @@ int q4h_perf(const q4h_cli *cli)
     char driver[sizeof dev.driver_name + sizeof dev.driver_version_str + 2];
     snprintf(driver, sizeof driver, "%s %s", dev.driver_name, dev.driver_version_str);
     q4_prop props[6] = { { "device", dev.name }, { "driver", driver },
-                         { "api", cli->api == Q4H_API_WEBGPU ? "webgpu" : "vulkan" } };
+                         { "api", opt.backend->api } };
     int n_props = 3;
     if (replaced[0])
         props[n_props++] = (q4_prop){ "kernel_overrides", replaced };

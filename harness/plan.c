@@ -1,6 +1,6 @@
-/* plan.c: which kernels a case runs, the check that every override is exercised
- * (issue 11, defect 4), and static-check findings as verdicts (issue 10 §3); see
- * plan.h. */
+/* plan.c: which kernels a case runs, the check that every override is exercised (an
+ * override no case runs would be accepted and test nothing), and static-check findings
+ * as verdicts; see plan.h. */
 #include "plan.h"
 
 #include <stdbool.h>
@@ -29,7 +29,7 @@ q4_status q4h_apply_case_limits(q4vk_context *ctx, const q4_case *c, q4_error *e
 
 void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
 {
-    const q4h_op *op = q4h_op_find(c->op);
+    const q4h_op *op = q4h_op_of(c);
     q4vk_test_limits lim = q4h_case_limits(c);
     q4vk_device_info lowered = *info;
     q4vk_lower_info(&lowered, &lim);

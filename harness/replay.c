@@ -193,7 +193,7 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
         st = q4h_dump_read_meta(dir, m, err);
     if (st == Q4_OK && q4_case_parse(m->name, m->seed, &c, &why) != Q4_OK)
         st = q4_fail(err, Q4_ERR_ARG, "%s: name: %s", path, why.msg);
-    const q4h_op *op = st == Q4_OK ? q4h_op_find(c.op) : NULL;
+    const q4h_op *op = st == Q4_OK ? q4h_op_of(&c) : NULL;
     if (st == Q4_OK && (!op || strcmp(m->op, c.op)))
         st = q4_fail(err, Q4_ERR_ARG, "%s: op is '%s' but the case %s is of op %s", path, m->op,
                      m->name, c.op);

@@ -96,7 +96,7 @@ static q4_status not_prepared(const q4_error *err, q4_result *r)
 q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *given,
                           q4_result *r)
 {
-    const q4h_op *op = q4h_op_find(c->op);
+    const q4h_op *op = q4h_op_of(c);
     q4_inputs own = { 0 };
     const q4_inputs *in = given ? given : &own;
     q4h_outputs out = { 0 };
