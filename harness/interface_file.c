@@ -198,9 +198,6 @@ static q4_status get_fields(reader *r, const char *key, json_object *arr, q4h_if
         if (t < 0)
             return r->err->status;
         fd->type = (q4h_ftype)t;
-        if (r->wgsl && t > Q4H_F_VEC4)
-            return bad(r, fkey, "a WGSL step's fields are int, uint, float, ivec4, uvec4 or vec4 "
-                       "(WGSL's i32, u32, f32 and their vec4); %s is a SPIR-V step's", ftypes[t]);
         const int nc = q4h_ftype_n(fd->type);
         const bool integer = q4h_ftype_base(fd->type) != Q4H_F_FLOAT;
         const uint32_t align = q4h_ftype_align(fd->type);
@@ -412,9 +409,11 @@ static q4_status uniform_binding(reader *r, const char *key, json_object *o, q4h
     if (st == Q4_OK && (st = get_fields(r, k, v, &b->uniform)) == Q4_OK && b->uniform.n == 0)
         st = bad(r, k, "a uniform buffer needs at least one field");
     /* WGSL: a struct's size is its end rounded up to its largest member alignment */
+    uint32_t align = 4;
     for (int i = 0; st == Q4_OK && r->wgsl && i < b->uniform.n; i++)
-        if (q4h_ftype_n(b->uniform.f[i].type) == 4)
-            b->uniform.bytes = (b->uniform.bytes + 15) / 16 * 16;
+        if (q4h_ftype_align(b->uniform.f[i].type) > align)
+            align = q4h_ftype_align(b->uniform.f[i].type);
+    b->uniform.bytes = (b->uniform.bytes + align - 1) / align * align;
     return st;
 }
 

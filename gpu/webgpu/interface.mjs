@@ -74,8 +74,12 @@ async function layoutOf(device, p, g) {
 }
 
 // The file's field types by their WGSL spellings.
-const FIELD_TYPES = { i32: 'int', u32: 'uint', f32: 'float', 'vec4<i32>': 'ivec4', vec4i: 'ivec4',
-                      'vec4<u32>': 'uvec4', vec4u: 'uvec4', 'vec4<f32>': 'vec4', vec4f: 'vec4' };
+const FIELD_TYPES = { i32: 'int', u32: 'uint', f32: 'float' };
+for (const n of [2, 3, 4])
+    for (const [t, c, file] of [['i32', 'i', 'ivec'], ['u32', 'u', 'uvec'], ['f32', 'f', 'vec']]) {
+        FIELD_TYPES[`vec${n}<${t}>`] = `${file}${n}`;   // vec3<f32>
+        FIELD_TYPES[`vec${n}${c}`] = `${file}${n}`;     // vec3f
+    }
 
 // The members of each uniform struct of the source, by "group:binding": [{name, type}]
 // in the file's type names, or null for a struct with a member the file cannot
