@@ -144,6 +144,7 @@ q4_status q4h_case_json_write_at(int dirfd, const char *path, const q4h_dump_met
     add_str(root, "op", m->op, sizeof m->op);
     add_str(root, "family", m->family, sizeof m->family);
     add_str(root, "values", m->values, sizeof m->values);
+    add_str(root, "api", m->api[0] ? m->api : "vulkan", sizeof m->api);
     add(root, "seed", json_object_new_uint64(m->seed));
     json_object *params = json_object_new_object();
     for (int i = 0; i < m->n_params; i++) {
@@ -352,6 +353,11 @@ static void parse_root(q4h_jparser *p, json_object *root, q4h_dump_meta *m)
     q4h_jp_str(p, root, "", "op", m->op, sizeof m->op, false);
     q4h_jp_str(p, root, "", "family", m->family, sizeof m->family, true);
     q4h_jp_str(p, root, "", "values", m->values, sizeof m->values, true);
+    q4h_jp_str(p, root, "", "api", m->api, sizeof m->api, true);
+    if (!m->api[0])
+        snprintf(m->api, sizeof m->api, "vulkan");
+    else if (strcmp(m->api, "vulkan") && strcmp(m->api, "webgpu"))
+        q4h_jp_bad(p, "", "api", "\"vulkan\" or \"webgpu\"");
     json_object *seed = q4h_jp_member(p, root, "", "seed", json_type_int, false,
                                "an integer from 0 to 2^64-1");
     if (seed) {

@@ -63,6 +63,9 @@ typedef struct q4h_dump_meta {
     int format;
     char name[128], op[40], family[40];
     char values[24];                   /* the name's value class; "" the op's default */
+    char api[16];                      /* the API it ran on: "vulkan" (also when case.json
+                                          does not say: dumps were Vulkan's only) or
+                                          "webgpu"; replay --rerun runs it there */
     uint64_t seed;
     q4h_dump_param params[Q4H_DUMP_MAX_PARAMS];
     int n_params;

@@ -585,8 +585,8 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                        "%s runs q4cts's own kernels", cli->command);
     if (cli->api == Q4H_API_WEBGPU) {
         /* What the WebGPU backend cannot do, each with the reason; the rest (--jobs,
-         * --flake-retries, --inject-fault, --baseline, --shard, --interface) runs through
-         * the backend seam as on Vulkan. */
+         * --flake-retries, --inject-fault, --dump-dir, --baseline, --shard, --interface)
+         * runs through the backend seam as on Vulkan. */
         const char *vk_only = NULL, *why = NULL;
 #define REFUSE(cond, what, reason) \
         if (!vk_only && (cond)) { vk_only = (what); why = (reason); }
@@ -602,10 +602,8 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
                "WGSL kernels have no SPIR-V to instrument")
         REFUSE(cli->shader_coverage, "--shader-coverage", "its probes are instrumented "
                "SPIR-V, and the WGSL kernels have no SPIR-V to instrument")
-        REFUSE(cli->dump_dir, "--dump-dir", "a dump's case.json names no API, so replay "
-               "--rerun would run it on Vulkan's kernels")
-        REFUSE(!strcmp(cli->command, "replay"), "replay", "replay --rerun runs a dump on "
-               "Vulkan's kernels, and WebGPU runs make no dumps")
+        REFUSE(!strcmp(cli->command, "replay"), "replay", "replay takes the API from the "
+               "dump's case.json (\"api\") and reruns a WebGPU run's dump on WebGPU")
         REFUSE(!strcmp(cli->command, "kernels"), "kernels", "it lists the built-in SPIR-V "
                "kernels; the WGSL ones are the files of gpu/wgsl")
         REFUSE(!strcmp(cli->command, "perf") && cli->n_kernels, "perf --kernel", "perf times "

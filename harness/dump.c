@@ -187,6 +187,7 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
     snprintf(m.op, sizeof m.op, "%s", c->op);
     snprintf(m.family, sizeof m.family, "%s", c->family);
     snprintf(m.values, sizeof m.values, "%s", c->values);
+    snprintf(m.api, sizeof m.api, "%s", src->opt->api ? src->opt->api : "vulkan");
     q4h_dump_params(c, in, &m);
     if (src->device) {
         const q4vk_device_info *i = src->device;
@@ -196,8 +197,9 @@ q4_status q4h_dump_case(const char *dir, const q4_case *c, const q4_inputs *in,
         snprintf(m.driver, sizeof m.driver, "%s", i->driver_name);
         snprintf(m.driver_version, sizeof m.driver_version, "%s", i->driver_version_str);
         snprintf(m.driver_info, sizeof m.driver_info, "%s", i->driver_info);
-        snprintf(m.vulkan, sizeof m.vulkan, "%u.%u.%u", VK_API_VERSION_MAJOR(i->api_version),
-                 VK_API_VERSION_MINOR(i->api_version), VK_API_VERSION_PATCH(i->api_version));
+        if (i->api_version)   /* a WebGPU adapter has none */
+            snprintf(m.vulkan, sizeof m.vulkan, "%u.%u.%u", VK_API_VERSION_MAJOR(i->api_version),
+                     VK_API_VERSION_MINOR(i->api_version), VK_API_VERSION_PATCH(i->api_version));
     }
     for (int i = 0; i < src->opt->n_overrides && i < Q4H_DUMP_MAX_KERNELS; i++) {
         snprintf(m.kernels[i][0], sizeof m.kernels[i][0], "%s", src->opt->overrides[i].kernel);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "backend_vulkan.h"
+#include "backend_webgpu.h"
 #include "case_json.h"
 #include "child.h"
 #include "clock.h"
@@ -97,9 +98,14 @@ static void rerun_child(void *user, void *out)
     memset(reply, 0, sizeof *reply);
     reply->st = q4h_backend_open(&b, t->opt, false, &reply->err);
     if (reply->st == Q4_OK) {
+        char words[6 * 1100];   /* the driver's or the worker's words, escaped */
         q4h_device_shown d;
         q4h_device_shown_of(b.i->info(&b), &d);
-        printf("device: %s (%s), driver %s %s\n", d.name, d.type, d.driver, d.info);
+        b.i->describe(b.i->info(&b), words, sizeof words);
+        if (b.i->vulkan)   /* replay's line has always left out the Vulkan version */
+            printf("device: %s (%s), driver %s %s\n", d.name, d.type, d.driver, d.info);
+        else
+            printf("device: %s\n", words);
         if (t->m->n_kernels && !t->cli->n_kernels) {   /* case.json's words: escaped */
             char k[4 * 256 + 1], f[4 * 256 + 1];
             printf("note: the dump was made with --kernel %s=%s; this rerun runs the built-in "
@@ -118,16 +124,21 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
 {
     q4_inputs in = { 0 };
     q4h_override *overrides = NULL;
+    /* The dump runs again on the API it ran on (case.json's "api"). */
+    const q4h_backend_i *backend = !strcmp(m->api, "webgpu") ? &q4h_backend_webgpu
+                                                             : &q4h_backend_vulkan;
     q4_status st = load_inputs(dir, m, op, c, &in, err);
     if (st == Q4_OK)
-        st = q4h_overrides_load(cli->kernel_args, cli->n_kernels, &overrides, err);
+        st = backend->kernels(cli->kernel_args, cli->n_kernels, &overrides, err);
     q4h_run_options opt = {
-        .backend = &q4h_backend_vulkan,   /* dumps are of Vulkan runs (cli.c) */
+        .backend = backend, .api = backend->api,
+        .kernel_args = cli->kernel_args, .n_kernel_args = cli->n_kernels,
+        .exchange_s = 4.0 * cli->timeout_s,   /* WebGPU: as `run` gives one run message */
         .vk = { .device = cli->device, .validation = cli->validation != 0,
                 .timeout_ms = (uint64_t)(cli->timeout_s * 1000), .faults = cli->faults },
         .repeat = cli->repeat, .strict = cli->strict, .dump_dir = cli->dump_dir,
         .dump_all = cli->dump_all != 0, .overrides = overrides,
-        .n_overrides = (int)cli->n_kernels,
+        .n_overrides = overrides ? (int)cli->n_kernels : 0,
     };
     rerun_task task = { .cli = cli, .m = m, .opt = &opt, .c = c, .in = &in };
     rerun_reply *reply = st == Q4_OK ? malloc(sizeof *reply) : NULL;
@@ -198,7 +209,7 @@ static q4_status replay_one(const q4h_cli *cli, const char *dir, replay_sinks *s
         st = q4_fail(err, Q4_ERR_ARG, "%s: op is '%s' but the case %s is of op %s", path, m->op,
                      m->name, c.op);
     if (st == Q4_OK) {
-        q4h_run_options opt = { .strict = cli->strict };
+        q4h_run_options opt = { .strict = cli->strict, .api = m->api };
         char shown[Q4_CLEAN_MAX], device[4 * 256 + 1], driver[4 * 256 + 1], info[4 * 256 + 1];
         printf("replay: %s (seed %llu) from %s\n", m->name, (unsigned long long)m->seed,
                q4_echo(dir, shown, sizeof shown));

@@ -180,6 +180,7 @@ static q4h_dump_meta *sample_meta(void)
     snprintf(m->name, sizeof m->name, "q4cts.fused_ce.basic.r1_v32_p0");
     snprintf(m->op, sizeof m->op, "fused_ce");
     snprintf(m->family, sizeof m->family, "basic");
+    snprintf(m->api, sizeof m->api, "webgpu");
     m->seed = UINT64_MAX;
     m->params[m->n_params++] = (q4h_dump_param){ "r", 1, true };
     m->params[m->n_params++] = (q4h_dump_param){ "n_valid", (double)0.1f, false };
@@ -214,6 +215,7 @@ START_TEST(case_json_round_trip)
     ck_assert_int_eq(q4h_case_json_parse(text, size, "case.json", back, &err), Q4_OK);
     ck_assert_str_eq(back->name, m->name);
     ck_assert_str_eq(back->op, "fused_ce");
+    ck_assert_str_eq(back->api, "webgpu");
     ck_assert(back->seed == UINT64_MAX);
     ck_assert_int_eq(back->n_params, 2);
     ck_assert(q4h_dump_param_find(back, "r")->integer);
@@ -239,6 +241,16 @@ START_TEST(case_json_round_trip)
     ck_assert_int_eq(back->result.verdict, Q4_QUALITY_WARNING);
     ck_assert(back->result.worst_margin == 1.0000000000000002); /* 17 digits round-trip */
 
+    /* a case.json without "api" (the dumps made before it was recorded) is Vulkan's */
+    char *api = strstr(text, "\"api\": \"webgpu\",");
+    ck_assert_ptr_nonnull(api);
+    char *no_api = strdup(text);
+    const size_t at = (size_t)(api - text), cut = strlen("\"api\": \"webgpu\",");
+    memmove(no_api + at, no_api + at + cut, size - at - cut + 1);
+    ck_assert_int_eq(q4h_case_json_parse(no_api, size - cut, "case.json", back, &err), Q4_OK);
+    ck_assert_str_eq(back->api, "vulkan");
+    free(no_api);
+
     /* every prefix is an error, never a crash */
     for (size_t n = 0; n + 1 < size; n++) {
         char *copy = malloc(n ? n : 1);
@@ -262,6 +274,8 @@ START_TEST(case_json_malformed_names_the_key)
         { "{\"format\": 2}", "format must be an integer from 1 to 1" },
         { "{\"format\": 1, \"name\": 3}", "name must be a string" },
         { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": -1}", "seed must be" },
+        { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"api\": \"metal\", \"seed\": 0}",
+          "api must be \"vulkan\" or \"webgpu\"" },
         { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, \"params\": []}",
           "params must be an object" },
         { "{\"format\": 1, \"name\": \"a\", \"op\": \"b\", \"seed\": 0, "

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_webgpu_seam.sh: what the backend seam gives WebGPU runs that only Vulkan runs had:
 # the supervisor's --jobs, --flake-retries and --inject-fault flaky@N, judged as
-# tests/cli/test_runs.sh judges them on Vulkan (same cases, same verdicts); and the
-# options WebGPU still refuses, each with its reason.
+# tests/cli/test_runs.sh judges them on Vulkan (same cases, same verdicts); dumps that
+# name their API and replay on it; and the options WebGPU still refuses, each with its
+# reason.
 #   usage: test_webgpu_seam.sh Q4CTS SOURCE_DIR WORK_DIR ICD
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
 # (tests/needs.sh).
@@ -17,6 +18,11 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 one=q4cts.dequantize.odd_n4.n12_k32_g32
 a=q4cts.adamw_step.unaligned.n1023_t5_w1 c=q4cts.fused_ce.unaligned_v.r3_v7_p0
 three=(--api webgpu --filter "$one" --filter "$a" --filter "$c")   # in this order: a, one, c
+# seen PATTERN: a line of the last command's output (out.txt) matches PATTERN.
+seen() {
+  checks=$((checks + 1))
+  grep -qE -- "$1" out.txt || { fail "no line of the output matches '$1'"; sed 's/^/    /' out.txt | tail -20; }
+}
 verdicts() { python3 -c 'import json,sys; print(" ".join("%s/%s" % (r["verdict"], r["tries"]) for r in json.load(open(sys.argv[1]))["q4cts"]["results"]))' "$1"; }
 names() { python3 -c 'import json,sys; print(" ".join("%s:%s:%s" % (r["name"], r["verdict"], r["worst_margin"]) for r in json.load(open(sys.argv[1]))["q4cts"]["results"]))' "$1"; }
 
@@ -42,13 +48,27 @@ expect 1 'failed all 2 tries' -- "$q4cts" run "${three[@]}" --inject-fault flaky
 checks=$((checks + 1))
 [ "$(verdicts three.json)" = "Fail/2 Pass/1 Fail/2" ] || fail "flaky@3 with a retry: $(verdicts three.json)"
 
+# ---- dumps: a failing WebGPU case dumped, re-judged, and rerun on WebGPU ----
+expect 1 'result: FAIL, 2 of 3 cases not ok' -- "$q4cts" run "${three[@]}" --inject-fault flaky@2 --dump-dir dumps
+checks=$((checks + 2))
+grep -q '"api": "webgpu"' "dumps/$a/case.json" || fail "a WebGPU dump does not name its API"
+[ ! -e "dumps/$one" ] || fail "a passing case was dumped"
+expect 1 "^Fail .*$a" -- "$q4cts" replay "dumps/$a"
+seen 'the same verdict and margins as dumped'
+expect 0 "^Pass .*$a" -- "$q4cts" replay --rerun "dumps/$a"
+seen '^device: .*\(WebGPU\), driver Dawn'
+# A Vulkan dump says so too (dumps from before "api" are Vulkan's).
+expect 1 'result: FAIL, 2 of 3 cases not ok' -- "$q4cts" run --filter "$one" --filter "$a" --filter "$c" --inject-fault flaky@2 --dump-dir vkdumps
+checks=$((checks + 1))
+grep -q '"api": "vulkan"' "vkdumps/$a/case.json" || fail "a Vulkan dump does not name its API"
+
 # ---- what WebGPU cannot do, and why ----
 expect 2 '--bounds-check is not available with --api webgpu: .*no SPIR-V to instrument' -- "$q4cts" run --api webgpu --bounds-check
 expect 2 '--race-check is not available with --api webgpu: .*no SPIR-V to instrument' -- "$q4cts" run --api webgpu --race-check
 expect 2 '--shader-coverage is not available with --api webgpu: .*no SPIR-V to instrument' -- "$q4cts" run --api webgpu --shader-coverage cov.info
 expect 2 '--devices is not available with --api webgpu: Dawn picks the adapter' -- "$q4cts" run --api webgpu --devices 0,1
 expect 2 '--validation is not available with --api webgpu: it is the Vulkan validation layer' -- "$q4cts" run --api webgpu --validation
-expect 2 '--dump-dir is not available with --api webgpu: a dump.s case.json names no API' -- "$q4cts" run --api webgpu --dump-dir d
+expect 2 'replay is not available with --api webgpu: replay takes the API from the dump' -- "$q4cts" replay dumps --api webgpu
 expect 2 '--mma-min-m is not available with --api webgpu: it picks the Vulkan tensor-core path' -- "$q4cts" run --api webgpu --mma-min-m 1
 
 echo "$checks checks, $failures failures"
