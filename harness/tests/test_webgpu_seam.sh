@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_webgpu_seam.sh: what the backend seam gives WebGPU runs that only Vulkan runs had:
 # the supervisor's --jobs, --flake-retries and --inject-fault flaky@N, judged as
-# tests/cli/test_runs.sh judges them on Vulkan (same cases, same verdicts); dumps that
+# tests/cli/test_runs.sh judges them on Vulkan (same cases, same verdicts), with
+# --baseline and --shard; dumps that
 # name their API and replay on it; and the options WebGPU still refuses, each with its
 # reason.
 #   usage: test_webgpu_seam.sh Q4CTS SOURCE_DIR WORK_DIR ICD
@@ -47,6 +48,16 @@ checks=$((checks + 1))
 expect 1 'failed all 2 tries' -- "$q4cts" run "${three[@]}" --inject-fault flaky@3 --flake-retries 1 --json three.json
 checks=$((checks + 1))
 [ "$(verdicts three.json)" = "Fail/2 Pass/1 Fail/2" ] || fail "flaky@3 with a retry: $(verdicts three.json)"
+
+# ---- baselines and shards: expected failures, and shards merged into the serial run ----
+printf '# the two that fail\n%s,Fail\n%s,Fail\n' "$a" "$c" >expected.txt
+expect 0 'baseline: 3 as expected \(2 expected failures\), 0 unexpected pass, 0 unexpected fail' -- "$q4cts" run "${three[@]}" --inject-fault flaky@2 --baseline expected.txt
+for i in 1 2; do
+  expect 0 'result: PASS' -- "$q4cts" run "${three[@]}" --shard $i/2 --json shard$i.json
+done
+expect 0 'merged 2 reports: 3 cases, 0 not ok$' -- "$q4cts" merge shard1.json shard2.json --json merged.json
+checks=$((checks + 1))
+[ "$(names serial.json)" = "$(names merged.json)" ] || fail "merged WebGPU shards: $(names merged.json), serially $(names serial.json)"
 
 # ---- dumps: a failing WebGPU case dumped, re-judged, and rerun on WebGPU ----
 expect 1 'result: FAIL, 2 of 3 cases not ok' -- "$q4cts" run "${three[@]}" --inject-fault flaky@2 --dump-dir dumps
