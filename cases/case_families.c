@@ -6,7 +6,7 @@
  * which values it gives the inputs, is the op's row (ops/<op>.c). */
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_families.h"
 
 /* Thresholds of the "big" families (README.md "Families"). */
 #define LARGE_VOCAB 32768           /* a vocabulary no single workgroup holds in shared memory */

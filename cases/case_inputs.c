@@ -1,11 +1,13 @@
 /* case_inputs.c: q4_case_inputs (validate, then the op's input maker and the
- * contract's value checks), freeing, and the inputs' fingerprint. What each op's
+ * contract's value checks) and the inputs' fingerprint. What each op's
  * inputs are is its descriptor's (ops/<op>.c); the makers they share are
  * case_values.c. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_check.h"
+#include "case_ops.h"
+#include "case_rng.h"
 
 q4_status q4_case_inputs(const q4_case *c, q4_inputs *in, q4_error *err)
 {
@@ -13,21 +15,16 @@ q4_status q4_case_inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     if (!c || !in)
         return q4_fail(err, Q4_ERR_ARG, "q4_case_inputs needs a case and an inputs struct");
     memset(in, 0, sizeof *in);
-    if ((st = q4c_validate(c, err)))
+    /* The op the parser resolved, or by name for a hand-built case; validated like a
+     * name (a case edited after parsing is held to the same rules). */
+    const q4c_op *op = q4c_case_op(c);
+    if ((st = q4c_validate(op, c, err)))
         return st;
-    const q4c_op *op = q4c_op_find(c->op);
-    if ((st = op->inputs(c, in, err)) || (st = op->check_inputs(c, in, err)))
+    q4_case r = *c;
+    r.desc = op;
+    if ((st = op->inputs(&r, in, err)) || (st = op->check_inputs(&r, in, err)))
         q4_inputs_free(in);
     return st;
-}
-
-void q4_inputs_free(q4_inputs *in)
-{
-    if (!in) return;
-    free(in->x); free(in->dout); free(in->bias); free(in->scales); free(in->latent);
-    free(in->logits); free(in->param); free(in->grad); free(in->m); free(in->v);
-    free(in->codes); free(in->w4x8); free(in->labels);
-    memset(in, 0, sizeof *in);
 }
 
 /* ---------------- fingerprint ---------------- */

@@ -1,8 +1,10 @@
 /* case_ops.c: the table of op descriptors (ops/<op>.c), the only place that lists
- * the ops, and the lookups over it: families, value classes, listing. */
+ * the ops, the lookups over it (by name, by index, a case's own op), and the public
+ * listing of ops, families and value classes (q4case.h). */
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_families.h"
+#include "case_ops.h"
 
 extern const q4c_op q4c_op_adamw_step, q4c_op_dequantize, q4c_op_fused_ce, q4c_op_linear_dW,
     q4c_op_linear_q4gsw, q4c_op_linear_q4gsw_backward, q4c_op_q4gsw_requant;
@@ -25,33 +27,21 @@ const q4c_op *q4c_op_find(const char *name)
     return NULL;
 }
 
-const q4c_family *q4c_family_find(const q4c_op *op, const char *family)
+const q4c_op *q4c_case_op(const q4_case *c)
 {
-    for (const q4c_family *f = op->families; family && f->name; f++)
-        if (strcmp(f->name, family) == 0)
-            return f;
-    return NULL;
+    if (!c) return NULL;
+    if (c->desc && c->desc->name == c->op)   /* the parser's own pointer: still c's op */
+        return c->desc;
+    return q4c_op_find(c->op);
 }
 
-const q4c_class *q4c_class_find(const q4c_op *op, const char *cls)
+int q4_case_op_index(const q4_case *c)
 {
-    for (const q4c_class *v = op->classes; cls && v->name; v++)
-        if (strcmp(v->name, cls) == 0)
-            return v;
-    return NULL;
-}
-
-const char *q4c_values_of(const q4c_op *op, const q4_case *c)
-{
-    const q4c_family *f = q4c_family_find(op, c->family);
-    if (f && f->values) return f->values;
-    return c->values[0] ? c->values : op->classes[0].name;
-}
-
-int q4c_values_is(const q4_case *c, const char *cls)
-{
-    const q4c_op *op = q4c_op_find(c->op);
-    return op && strcmp(q4c_values_of(op, c), cls) == 0;
+    const q4c_op *op = q4c_case_op(c);
+    for (int i = 0; op && i < N_OPS; i++)
+        if (table[i] == op)
+            return i;
+    return -1;
 }
 
 const char *q4_case_op(int i)

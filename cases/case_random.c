@@ -4,7 +4,7 @@
  * (and V = 1, prime V in fused_ce's own maker). */
 #include <stdio.h>
 
-#include "case_internal.h"
+#include "case_random.h"
 
 q4c_rng q4c_sweep_rng(const q4_case *c)
 {

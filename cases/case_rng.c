@@ -6,7 +6,7 @@
  * "Generator"). No libm. */
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_rng.h"
 
 uint64_t q4c_fnv1a64(const void *data, size_t n, uint64_t h)
 {

@@ -1,14 +1,14 @@
 /* case_values.c: the value makers the ops' input makers share: per-tensor streams,
  * uniform fixed-point values, scales of each mode, full-significand wide values,
- * allocation, and the weight inputs (scales, codes, W_4X8) of dequantize and the
- * linear ops.
+ * allocation and freeing (q4_inputs_free), and the weight inputs (scales, codes,
+ * W_4X8) of dequantize and the linear ops.
  *
  * Every value is made from integers and exact fp32 products (case_rng.c), so the
  * inputs are bit-identical on any IEEE machine (README.md "Generator"). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_values.h"
 
 uint64_t q4_case_stream_seed(const q4_case *c, const char *tensor)
 {
@@ -109,25 +109,6 @@ void *q4c_alloc(int64_t count, size_t elem, const char *what, const q4_case *c, 
     return p;
 }
 
-q4_status q4c_weight_fill(const q4c_params *p, q4_case *c, q4_error *err)
-{
-    (void)err;
-    c->n = Q4C_P(p, 'n');
-    c->k = Q4C_P(p, 'k');
-    c->gs = Q4C_P(p, 'g');
-    return Q4_OK;
-}
-
-void q4c_weight_format(const q4_case *c, q4c_text *t)
-{
-    q4c_put(t, "n%lld_k%lld_g%lld", (long long)c->n, (long long)c->k, (long long)c->gs);
-}
-
-q4_status q4c_weight_check(const q4_case *c, q4_error *err)
-{
-    return q4_check_weight(c->n, c->k, c->gs, err);
-}
-
 q4_status q4c_weight_check_scales(const q4_case *c, const q4_inputs *in, q4_error *err)
 {
     return q4_check_scales(in->scales, q4_scales_count(c->n, c->k, c->gs), err);
@@ -197,4 +178,13 @@ q4c_scale_mode q4c_scale_mode_of(const q4_case *c)
     if (q4c_values_is(c, "deep")) return Q4C_SCALES_HUGE;
     if (q4c_values_is(c, "all_zero_scales")) return Q4C_SCALES_ALL_ZERO;
     return Q4C_SCALES_NORMAL;
+}
+
+void q4_inputs_free(q4_inputs *in)
+{
+    if (!in) return;
+    free(in->x); free(in->dout); free(in->bias); free(in->scales); free(in->latent);
+    free(in->logits); free(in->param); free(in->grad); free(in->m); free(in->v);
+    free(in->codes); free(in->w4x8); free(in->labels);
+    memset(in, 0, sizeof *in);
 }

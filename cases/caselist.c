@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_ops.h"
 #include "q4_file.h"
 
 static int by_name(const void *a, const void *b)

@@ -38,9 +38,16 @@ enum { Q4_LIMIT_GROUPS, Q4_LIMIT_BINDING, Q4_LIMIT_SHARED, Q4_LIMIT_INVOCATIONS,
 /* The label every masked fused_ce row gets (any negative label is ignored, SPEC §2). */
 #define Q4_CASE_IGNORE_INDEX (-100)
 
+struct q4c_op;                     /* an op's descriptor, private to q4cases (cases/ops/<op>.c) */
+
 typedef struct q4_case {
     char name[Q4_CASE_NAME_MAX];   /* canonical: q4cts.<op>.<family>.<params>[.<values>] */
-    const char *op;                /* static string: "dequantize", "linear_q4gsw", "linear_q4gsw_backward", "linear_dW", "fused_ce", "adamw_step", "q4gsw_requant" */
+    const char *op;                /* static string, one of q4_case_op(i) */
+    /* The op's descriptor, found once by q4_case_parse (so every case of q4_case_all and
+     * q4_case_select has it) and used by every step of q4cases after it; NULL in a
+     * hand-built case, whose op q4cases then finds by name. q4_case_op_index gives its
+     * row for a caller's own per-op table. */
+    const struct q4c_op *desc;
     char family[40];
     int64_t m, n, k, gs;           /* linear ops (m = product of lead dims when nlead > 0), dW (no gs), dequantize/requant (n, k, gs) */
     int64_t lead[4]; int nlead;    /* leading dims of the activation (leading_dims family), product = m */
@@ -73,6 +80,9 @@ const char *q4_case_values(const char *op, int i);
 const char *q4_case_family_doc(const char *op, const char *family);
 /* One line saying what a value class puts in the inputs; NULL if unknown. */
 const char *q4_case_values_doc(const char *op, const char *values);
+/* The index i of c's op (q4_case_op(i) names it), from the op the parser resolved
+ * without comparing strings; -1 when c->op names no op. */
+int q4_case_op_index(const q4_case *c);
 
 /* ---------------- names (case_name.c) ---------------- */
 /* The token key of device limit i (Q4_LIMIT_*): "groups", "binding", "shared",

@@ -2,7 +2,7 @@
  * W_4X8 (SPEC §1). One kernel, dequantize: one invocation per W_4X8 block (8 rows x
  * 4 K), in chunks of 32 (16 k4 x 2 block columns) over a folded grid; every binding is
  * whole (the output is the largest and is refused above the device's binding limit). */
-#include "q4vk_op_linear.h"
+#include "q4vk_op_dequantize.h"
 
 /* dequantize.comp's binding slots. */
 enum { B_W, B_SCALES, B_OUT };

@@ -11,7 +11,7 @@
  * treats such a label as masked and never indexes out of range. */
 #include <stdlib.h>
 
-#include "q4vk_op_ew.h"
+#include "q4vk_op_fused_ce.h"
 
 /* What fused_ce.comp reads as push constants. */
 typedef struct ce_push {

@@ -1,5 +1,5 @@
 /* q4vk_op_linear_common.c: what the launchers of linear_q4gsw, linear_q4gsw_backward
- * and linear_dW share (declared in q4vk_op_linear.h): the tile shape of the tiled
+ * and linear_dW share (declared in q4vk_op_linear_common.h): the tile shape of the tiled
  * GEMM kernels and how it is picked from the device limits, the split-K and row-split
  * runs of a tiled kernel, then the operand checks of the forward and backward. */
 #include <inttypes.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_common.h"
 
 /* ---------------- tiles ---------------- */
 

@@ -1,5 +1,5 @@
 /* q4vk_op_linear_dense.c: the dense path of linear_q4gsw and linear_q4gsw_backward for
- * large M (issue 14; declared in q4vk_op_linear.h). The weight is dequantized once
+ * large M (declared in q4vk_op_linear_dense.h). The weight is dequantized once
  * into fp32 scratch and the GEMM runs on two fp32 operands that both lie depth-major,
  * staged into shared memory as linear_dW's are (linear_tn_tiled: plain vec4 stores,
  * no decode and no transpose in the GEMM, which is what makes dW the fastest of the
@@ -16,7 +16,8 @@
  * dense_min_m. */
 #include <inttypes.h>
 
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_dense.h"
+#include "q4vk_op_dequantize.h"
 
 /* What linear_transpose.comp reads as push constants. */
 typedef struct transpose_push {

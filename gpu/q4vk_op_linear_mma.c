@@ -1,5 +1,5 @@
-/* q4vk_op_linear_mma.c: the tensor-core path of linear_q4gsw (issue 14; declared in
- * q4vk_op_linear.h). Three kernels in two submissions:
+/* q4vk_op_linear_mma.c: the tensor-core path of linear_q4gsw (declared in
+ * q4vk_op_linear_mma.h). Three kernels in two submissions:
  *   unpack_w_i8       W_4X8 -> the codes - 8 as int8, rows N..Np-1 zero
  *   linear_slice_i8   x [M, K] -> 4 int8 digits per element under one exponent per row
  *                     and block of blk K (blk = 128 or 64, the larger that divides gs;
@@ -19,7 +19,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_mma.h"
+#include "q4vk_op_linear_common.h"
 
 #define TILE_M 64u
 #define TILE_N 128u

@@ -4,12 +4,15 @@
  * error, and static-check findings apply to the cases that run the module.
  *
  * Each plan makes the launcher's own choices through the launcher's own helpers
- * (q4vk_op_linear.h: the gemv bound on M, the tensor-core and dense paths' choices, the tile, the
- * split-K count, the row split;
- * q4vk_op_requant.c: the flat kernel only where K % 8 != 0); gpu/tests checks a plan
+ * (q4vk_op_linear_common.h, _dense.h, _mma.h: the gemv bound on M, the tensor-core
+ * and dense paths' choices, the tile, the split-K count, the row split;
+ * q4vk_op_q4gsw_requant.c: the flat kernel only where K % 8 != 0); gpu/tests checks a plan
  * against the pipelines a launcher really creates. */
 #include "q4vk_op_args.h"
-#include "q4vk_op_linear.h"
+#include "q4vk_op_dequantize.h"
+#include "q4vk_op_linear_common.h"
+#include "q4vk_op_linear_dense.h"
+#include "q4vk_op_linear_mma.h"
 
 static void add(q4vk_plan *p, const char *kernel)
 {

@@ -12,7 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_cmd.h"
+#include "q4vk_runtime_errors.h"
+#include "q4vk_runtime_limits.h"
+#include "q4vk_runtime_memory.h"
+#include "q4vk_runtime_pipeline.h"
+#include "q4vk_runtime_probes.h"
 
 /* ---------------- instance ---------------- */
 

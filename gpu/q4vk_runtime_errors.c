@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_errors.h"
 
 /* ---------------- VkResult names and errors ---------------- */
 

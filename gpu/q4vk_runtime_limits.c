@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_errors.h"
+#include "q4vk_runtime_limits.h"
 
 q4_status q4vk_test_limits_parse(const char *text, const char *what, q4vk_test_limits *out,
                                  q4_error *err)

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_cmd.h"
+#include "q4vk_runtime_errors.h"
+#include "q4vk_runtime_memory.h"
 
 /* Memory type with all of `required` and, where possible, `preferred` too; -1 if none. */
 static int memory_type(const q4vk_context *ctx, uint32_t type_bits, VkMemoryPropertyFlags required,
@@ -63,7 +65,7 @@ q4_status q4vk_raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFl
     }
     /* Every buffer has an allocation of its own: saying so (a dedicated allocation,
      * core in Vulkan 1.1) lets the driver place it as it would a resource it alone
-     * backs. Added for the spread of CE's time across processes (issue 14), whose cause
+     * backs. Added while chasing fused_ce's spread of times across processes, whose cause
      * turned out to be a context left idle (harness/perf.c); kept, as it costs nothing. */
     VkMemoryDedicatedAllocateInfo dedicated = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,

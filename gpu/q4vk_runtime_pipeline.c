@@ -11,7 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_errors.h"
+#include "q4vk_runtime_pipeline.h"
+#include "q4vk_runtime_probes.h"
+
+/* Uniform where the kernel says so (q4vk_kernel.uniform_mask), else storage. */
+VkDescriptorType q4vk_binding_type(const q4vk_pipeline *p, uint32_t b)
+{
+    return p->uniform_mask >> b & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
+                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
 
 #define SPIRV_MAGIC 0x07230203u
 

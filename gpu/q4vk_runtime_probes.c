@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "q4spv_module.h"
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_errors.h"
+#include "q4vk_runtime_memory.h"
+#include "q4vk_runtime_probes.h"
 
 #define PROBE_SET 1u
 

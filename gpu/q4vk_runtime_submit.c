@@ -1,4 +1,4 @@
-/* q4vk_runtime_submit.c: command recording, submission and the watchdog.
+/* q4vk_runtime_submit.c: the recording and submission of q4vk_run, the grid folding.
  *
  * Every submission of the runtime (copies, fills, q4vk_run) uses the context's one
  * command buffer and one fence and is waited for before the call returns, so at
@@ -11,69 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "q4vk_runtime.h"
-
-q4_status q4vk_cmd_begin(q4vk_context *ctx, q4_error *err)
-{
-    VkResult r = vkResetCommandBuffer(ctx->cmd, 0);
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkResetCommandBuffer", r, NULL);
-    VkCommandBufferBeginInfo bi = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-    };
-    r = vkBeginCommandBuffer(ctx->cmd, &bi);
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkBeginCommandBuffer", r, NULL);
-    return Q4_OK;
-}
-
-q4_status q4vk_cmd_submit_wait(q4vk_context *ctx, const char *what, q4_error *err)
-{
-    VkResult r = vkEndCommandBuffer(ctx->cmd);
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkEndCommandBuffer", r, "%s", what);
-    r = vkResetFences(ctx->device, 1, &ctx->fence);
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkResetFences", r, "%s", what);
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &ctx->cmd,
-    };
-    r = vkQueueSubmit(ctx->queue, 1, &si, ctx->fence);
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkQueueSubmit", r, "%s", what);
-    ctx->in_flight = true;
-    r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
-    if (r == VK_TIMEOUT) {
-        char msg[Q4_MSG_MAX];
-        snprintf(msg, sizeof msg, "%s did not finish within the watchdog of %llu ms", what,
-                 (unsigned long long)(ctx->timeout_ns / 1000000));
-        q4vk_mark_dead(ctx, Q4_ERR_TIMEOUT, msg);
-        return q4_fail(err, Q4_ERR_TIMEOUT, "%s", msg);
-    }
-    if (r != VK_SUCCESS)
-        return q4vk_vk_fail(ctx, err, "vkWaitForFences", r, "%s", what);
-    ctx->in_flight = false;
-    return Q4_OK;
-}
-
-bool q4vk_quiesce(q4vk_context *ctx)
-{
-    if (!ctx->in_flight || !ctx->device)
-        return true;
-    if (ctx->dead == Q4_OK) {
-        /* Only a failed wait leaves in_flight with a live context: wait once more. */
-        VkResult r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, ctx->timeout_ns);
-        ctx->in_flight = r != VK_SUCCESS;
-        return r != VK_TIMEOUT;
-    }
-    VkResult r = vkWaitForFences(ctx->device, 1, &ctx->fence, VK_TRUE, Q4VK_GRACE_NS);
-    if (r == VK_SUCCESS)
-        ctx->in_flight = false;
-    return r != VK_TIMEOUT;
-}
+#include "q4vk_runtime_cmd.h"
+#include "q4vk_runtime_errors.h"
+#include "q4vk_runtime_pipeline.h"
+#include "q4vk_runtime_probes.h"
 
 /* The most groups a folded grid takes in dimension a on this device (info may be
  * NULL). 65535 is the limit Vulkan guarantees; more (NVIDIA allows 2^31-1 in x) would
@@ -179,12 +120,6 @@ static q4_status check_dispatch(const q4vk_context *ctx, const q4vk_dispatch *d,
                            (unsigned long long)info->max_storage_range);
     }
     return Q4_OK;
-}
-
-VkDescriptorType q4vk_binding_type(const q4vk_pipeline *p, uint32_t b)
-{
-    return p->uniform_mask >> b & 1 ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                    : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 /* Makes room for `n` descriptor sets and resets the pool (no set is in use: every

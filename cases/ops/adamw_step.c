@@ -2,7 +2,10 @@
  * value classes, its inputs (param, grad, m, v) and hyper-parameters (step t). */
 #include <math.h>
 
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_adamw_step;
 

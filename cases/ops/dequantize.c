@@ -1,6 +1,9 @@
 /* dequantize.c: case descriptor of dequantize, Wf = (code - 8) * scale: names n k g,
  * its families and value classes, and its inputs (W_4X8 from seeded codes, scales). */
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_dequantize;
 

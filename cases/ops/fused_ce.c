@@ -2,7 +2,10 @@
  * names r v p, its families and value classes, and its inputs (logits, labels, n_valid). */
 #include <stdlib.h>
 
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_fused_ce;
 

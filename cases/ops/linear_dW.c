@@ -1,6 +1,9 @@
 /* linear_dW.c: case descriptor of the weight gradient, dW = dout^T @ x (dense fp32, the
  * reduction over M): names m|d n k, its families and value classes, its inputs. */
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_linear_dW;
 

@@ -1,7 +1,10 @@
 /* linear_q4gsw.c: case descriptor of the forward linear op, y = x @ dequant(W)^T (+ bias):
  * names m|d n k g [b], its families and value classes, and its inputs (x, W, scales,
  * bias with b1). */
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_linear_q4gsw;
 

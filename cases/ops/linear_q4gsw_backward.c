@@ -1,6 +1,9 @@
 /* linear_q4gsw_backward.c: case descriptor of the input gradient, dx = dout @ dequant(W):
  * names m|d n k g, its families and value classes, and its inputs (dout, W, scales). */
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_linear_q4gsw_backward;
 

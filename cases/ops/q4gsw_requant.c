@@ -4,7 +4,10 @@
  * W_4X8 are its outputs). */
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_desc.h"
+#include "case_random.h"
+#include "case_shape.h"
+#include "case_values.h"
 
 extern const q4c_op q4c_op_q4gsw_requant;
 

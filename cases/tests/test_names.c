@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "case_internal.h"
+#include "case_ops.h"
 #include "q4case.h"
 
 START_TEST(generated_round_trip)
@@ -333,6 +333,37 @@ END_TEST
 
 /* random.s<N>: the shape and class come from N and the op alone, always legal, and
  * the draws reach the edges the README promises. */
+/* A parsed case carries its op's descriptor: every generated case, and a copy of it,
+ * names its op by index without strings; a hand-built or edited case is found by name. */
+START_TEST(resolved_op)
+{
+    q4_case *all, c;
+    size_t n;
+    q4_error err = {0};
+    ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
+    for (size_t i = 0; i < n; i++) {
+        ck_assert_ptr_nonnull(all[i].desc);
+        ck_assert_ptr_eq(all[i].desc, q4c_op_find(all[i].op));
+        ck_assert_ptr_eq(q4c_case_op(&all[i]), all[i].desc);
+        int k = q4_case_op_index(&all[i]);
+        ck_assert_int_ge(k, 0);
+        ck_assert_str_eq(q4_case_op(k), all[i].op);
+    }
+    free(all);
+    ck_assert_int_eq(q4_case_parse("q4cts.fused_ce.custom.r1_v8_p0", 0, &c, &err), Q4_OK);
+    c.op = "adamw_step";                       /* edited: the descriptor no longer names it */
+    ck_assert_ptr_eq(q4c_case_op(&c), q4c_op_find("adamw_step"));
+    ck_assert_str_eq(q4_case_op(q4_case_op_index(&c)), "adamw_step");
+    memset(&c, 0, sizeof c);                   /* hand-built: no descriptor */
+    c.op = "linear_dW";
+    ck_assert_ptr_eq(q4c_case_op(&c), q4c_op_find("linear_dW"));
+    c.op = "nope";
+    ck_assert_ptr_null(q4c_case_op(&c));
+    ck_assert_int_eq(q4_case_op_index(&c), -1);
+    ck_assert_ptr_null(q4c_case_op(NULL));
+}
+END_TEST
+
 START_TEST(random_sweeps)
 {
     q4_case a, b;
@@ -370,6 +401,7 @@ int main(void)
     tcase_add_test(tc, long_and_null_names);
     tcase_add_test(tc, custom_accepts_any_contract_shape);
     tcase_add_test(tc, random_sweeps);
+    tcase_add_test(tc, resolved_op);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -59,7 +59,7 @@ void stage_a(uint buf)
 // B: word pairs (comps 2h, 2h+1 of a block: rows n..n+3 x 4 K), BN/4 (k4) x BK/8
 // (n8) x 2 (h); consecutive invocations read consecutive word pairs of the tile's
 // blocks in one k4 row. Pairs instead of single words: half the units, one vec4 of
-// scales each (docs/perf.md, issue 14: part of the measured BK 16 kernel).
+// scales each (docs/perf.md, the q4 GEMMs' staging: part of the measured BK 16 kernel).
 const uint B_UNITS = BK * BN / 16;
 const uint B_IT = (B_UNITS + WG - 1) / WG;
 uvec2 b_w[B_IT];

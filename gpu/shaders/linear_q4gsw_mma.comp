@@ -1,5 +1,5 @@
 // q4vk: bindings=6 push=32
-// linear_q4gsw_mma.comp: linear_q4gsw on tensor cores (issue 14; VK_NV_cooperative_matrix
+// linear_q4gsw_mma.comp: linear_q4gsw on tensor cores (for speed; VK_NV_cooperative_matrix
 // with s8 x s8 -> s32 16x16x32 tiles), exact in its integer part. The operands come
 // from linear_slice_i8 (x as 4 int8 digit planes under a power-of-two exponent per
 // row and block of blk K) and unpack_w_i8 (the codes as int8). For each block, each

@@ -1,5 +1,5 @@
 // q4vk: bindings=4 push=20
-// linear_slice_i8.comp: the tensor-core forward's activation pass (issue 14;
+// linear_slice_i8.comp: the tensor-core forward's activation pass (linear_q4gsw_mma;
 // docs/numerics.md "The sliced int8 path"). Each block of `blk` consecutive K of a
 // row of x [M, K] (blk 64 or 128, dividing gs) is written as S = 4 int8 digit
 // planes under one power-of-two exponent e, 2^(e-1) <= max |x| < 2^e of the block:

@@ -34,7 +34,7 @@
 //                      stores per vec4, 2-way bank conflicts) it took the H200's
 //                      M = 512..4096 shapes from 58-67% to 68-70% of the FMA rate
 //                      (forward) and from 49-65% to 69-70% (backward at BK 16;
-//                      docs/perf.md, issue 14). Its row stride BK/4 + 1 is odd, so
+//                      docs/perf.md, the q4 GEMMs' staging). Its row stride BK/4 + 1 is odd, so
 //                      rows 4 apart (one subgroup's) fall in other banks.
 // Both sum each output's terms in the same order (depth ascending, one fma each), so
 // the layout changes no result.

@@ -1,5 +1,5 @@
 // q4vk: bindings=3 push=20
-// unpack_w_i8.comp: the tensor-core forward's weight pass (issue 14): W_4X8 codes to
+// unpack_w_i8.comp: the tensor-core forward's weight pass (linear_q4gsw_mma): W_4X8 codes to
 // int8 values (code - 8), 4 per word along K, rows N .. Np-1 zero, so that the GEMM's
 // 16-column fragments never read past them. In the GEMM's staging order: one chunk of
 // 128 rows x 32 K (4 KiB, row after row) per column tile and step of 32 K, steps in

@@ -17,7 +17,9 @@
 #include "gpu_test_util.h"
 #include "q4ref.h"
 #include "q4vk.h"
-#include "q4vk_op_ew.h"
+#include "q4vk_op_adamw_step.h"
+#include "q4vk_op_fused_ce.h"
+#include "q4vk_op_q4gsw_requant.h"
 
 static q4vk_context *ctx;
 

@@ -23,7 +23,11 @@
 #include "gpu_test_util.h"
 #include "q4ref.h"
 #include "q4vk.h"
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_dW.h"
+#include "q4vk_op_linear_dense.h"
+#include "q4vk_op_linear_mma.h"
+#include "q4vk_op_linear_q4gsw.h"
+#include "q4vk_op_linear_q4gsw_backward.h"
 
 static q4vk_context *ctx;
 

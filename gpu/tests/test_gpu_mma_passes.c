@@ -16,7 +16,7 @@
 
 #include "gpu_test_util.h"
 #include "q4ref.h"
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_mma.h"
 
 static q4vk_context *ctx;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "gpu_test_util.h"
-#include "q4vk_runtime.h"
+#include "q4vk_runtime_pipeline.h"
 
 static q4vk_context *ctx;
 

@@ -1,4 +1,4 @@
-/* q4vk_op_linear_dw.c: launcher of linear_dW, dW = dout^T @ x, dense fp32 (SPEC §2).
+/* q4vk_op_linear_dW.c: launcher of linear_dW, dW = dout^T @ x, dense fp32 (SPEC §2).
  *
  * One kernel, linear_dw_tiled: the tiled GEMM of q4_gemm.glsl with rows = N,
  * cols = K and depth = M, a tile picked from the device limits. The depth M cannot
@@ -6,7 +6,7 @@
  * are not contiguous, so a binding above the device's limit is refused. */
 #include <string.h>
 
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_dW.h"
 
 /* What linear_dw_tiled.comp reads as push constants. */
 typedef struct dw_push {

@@ -1,4 +1,4 @@
-/* q4vk_op_linear_backward.c: launcher of linear_q4gsw_backward, dx = dout @ dequant(W)
+/* q4vk_op_linear_q4gsw_backward.c: launcher of linear_q4gsw_backward, dx = dout @ dequant(W)
  * (SPEC §2).
  *
  * Three variants, named by their (main) kernels:
@@ -16,7 +16,8 @@
  * the gemv and tiled variants, the dispatcher. */
 #include <string.h>
 
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_q4gsw_backward.h"
+#include "q4vk_op_linear_dense.h"
 
 /* What linear_q4gsw_backward_gemv.comp reads as push constants. */
 typedef struct gemv_push {

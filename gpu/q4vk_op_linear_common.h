@@ -1,22 +1,16 @@
-/* q4vk_op_linear.h: private to the launchers of linear_q4gsw, linear_q4gsw_backward
- * and linear_dW (q4vk_op_linear*.c).
- *
- * Five parts:
- *  - "_opts" entry points: the public launchers with their choices made explicit
- *    (kernel variant, tile shape, largest binding), so that tests can run every
- *    variant on every shape and drive the row-split path on a small device limit.
- *    The public launchers call them with everything zero/NULL = "choose".
- *  - The tile shape of the tiled GEMM kernels (q4_gemm.glsl's specialisation
- *    constants) and how it is picked from the device limits.
- *  - The binding slots of the linear kernels (as their layout(binding = n) says).
- *  - The operand checks of the forward and backward and the split-K and row-split
- *    runs of a tiled kernel (q4vk_op_linear_common.c). The checks every launcher
- *    shares are in q4vk_op_args.h.
- *  - The dense path of the forward and backward for large M (q4vk_op_linear_dense.c),
- *    with the dequantize kernel's dispatch it reuses (q4vk_op_dequantize.c), and the
- *    forward's tensor-core path (q4vk_op_linear_mma.c). */
-#ifndef Q4VK_OP_LINEAR_H
-#define Q4VK_OP_LINEAR_H
+/* q4vk_op_linear_common.h: what the launchers of linear_q4gsw, linear_q4gsw_backward
+ * and linear_dW share, defined in q4vk_op_linear_common.c: the options that make a
+ * launcher's choices explicit (q4vk_linear_opts: kernel variant, tile shape, largest
+ * binding, split-K, so that tests can run every variant on every shape and drive the
+ * row-split path on a small device limit; the public launchers pass everything
+ * zero/NULL = "choose"), the kernel names and binding slots of the linear kernels (as
+ * their layout(binding = n) says), the tile shape of the tiled GEMM kernels
+ * (q4_gemm.glsl's specialisation constants) and how it is picked from the device
+ * limits, the operand checks of the forward and backward, the split-K and row-split
+ * runs of a tiled kernel, and the scratch limits of the dense and tensor-core paths.
+ * The checks every launcher shares are in q4vk_op_args.h. */
+#ifndef Q4VK_OP_LINEAR_COMMON_H
+#define Q4VK_OP_LINEAR_COMMON_H
 
 #include <stdint.h>
 
@@ -52,17 +46,16 @@ typedef struct q4vk_linear_opts {
 #define Q4VK_K_SPLITK_REDUCE "linear_splitk_reduce"   /* second pass of a split-K GEMM */
 #define Q4VK_K_TN_TILED "linear_tn_tiled"     /* the dense path's GEMM (variant name of the path) */
 #define Q4VK_K_TRANSPOSE "linear_transpose"   /* the dense path's operand transposes */
-#define Q4VK_K_DEQUANT "dequantize"           /* the dense backward's weight pass */
-#define Q4VK_K_DEQUANT_T "dequantize_t"       /* the dense forward's: W^T */
 #define Q4VK_K_FWD_MMA "linear_q4gsw_mma"     /* the tensor-core forward's GEMM (its variant name) */
 #define Q4VK_K_SLICE "linear_slice_i8"        /* its activation pass: x as int8 digit planes */
 #define Q4VK_K_UNPACK_I8 "unpack_w_i8"        /* its weight pass: codes - 8 as int8 */
 #define Q4VK_GEMV_MAX_M 8
 
 /* BK of the 128x128 tile per tiled kernel, shared by the launchers and their plans.
- * H200, M = 512 and 4096 (docs/perf.md, issue 14, one session): with A staged K-major
- * the forward (16) and the backward (16, word-pair staging) gave 68-70% of the FMA
- * rate; the backward's transposed staging had run best at 8 (49-65%). dW runs at 8. */
+ * H200, M = 512 and 4096 (docs/perf.md, "the q4 GEMMs' staging", one session): with A
+ * staged K-major the forward (16) and the backward (16, word-pair staging) gave 68-70%
+ * of the FMA rate; the backward's transposed staging had run best at 8 (49-65%). dW
+ * runs at 8. */
 #define Q4VK_FWD_BIG_BK 16u
 #define Q4VK_BWD_BIG_BK 16u
 #define Q4VK_DW_BIG_BK 8u
@@ -78,16 +71,6 @@ enum { Q4VK_DW_DOUT, Q4VK_DW_X, Q4VK_DW_DW };        /* linear_dw_tiled */
 enum { Q4VK_RED_PARTIALS, Q4VK_RED_BIAS, Q4VK_RED_OUT };   /* linear_splitk_reduce */
 enum { Q4VK_TN_P, Q4VK_TN_Q, Q4VK_TN_BIAS, Q4VK_TN_OUT, Q4VK_TN_PARTIALS,
        Q4VK_TN_BINDINGS };                           /* linear_tn_tiled */
-
-q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
-                                 const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
-q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_bwd_args *a,
-                                          const q4vk_linear_opts *o, q4vk_timing *t,
-                                          q4_error *err);
-q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
-                              const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
-
-/* ---- q4vk_op_linear_common.c ---- */
 
 /* The tile for a rows x cols output on this device, for a kernel that lays A out as
  * `a`: 128x128 with BK = big_bk (or 8 where shared memory is short) when that still
@@ -170,36 +153,6 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
                              const q4vk_dispatch *pre, int n_pre, bool *ran, q4vk_timing *t,
                              q4_error *err);
 
-/* ---- q4vk_op_linear_dense.c: the dense path (large M) ---- */
-
-/* A forward (fwd) or backward call as the dense path sees it: the activation act
- * [M, depth] (x, depth K; or dout, depth N), the output out [M, cols] (y or dx), the
- * weight and its scales, the forward's bias (NULL = none). Checked by the launcher. */
-typedef struct q4vk_lin_dense {
-    bool fwd;
-    q4vk_buffer *act, *w, *scales, *bias, *out;
-    int64_t M, N, K, gs;
-} q4vk_lin_dense;
-/* NULL when the dense path can run this call on this device: the activation and the
- * output each in one binding of `limit` bytes, each scratch buffer (the dequantized
- * weight, the transposed activation) in one binding and one allocation, both together
- * in 1/4 of the largest device-local heap; else
- * what does not fit ("x", "dout", "y", "dx", "the dequantized weight", "the
- * transposed activation", "the scratch"). */
-const char *q4vk_lin_dense_misfit(const q4vk_device_info *info, bool fwd, uint64_t M,
-                                  uint64_t N, uint64_t K, uint64_t limit);
-/* The launchers' choice: the dense path where M >= info->dense_min_m and it fits. */
-bool q4vk_lin_dense_chosen(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N,
-                           uint64_t K, uint64_t limit);
-/* Runs the dense path: dequantize_t (forward) or dequantize (backward), the activation's
- * transpose, linear_tn_tiled (split-K and the reduce
- * where few tiles) in one submission. o: tile and splits as for the tiled path.
- * Q4_ERR_RESOURCE naming what does not fit (q4vk_lin_dense_misfit). */
-q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
-                             const q4vk_linear_opts *o, uint64_t limit, q4vk_timing *t,
-                             q4_error *err);
-
-/* ---- scratch of the dense and tensor-core paths (q4vk_op_linear_common.c) ---- */
 /* One scratch buffer may hold at most q4vk_lin_scratch_one bytes (the binding limit,
  * or maxMemoryAllocationSize where smaller); all of a call's scratch together at most
  * 1/Q4VK_SCRATCH_HEAP_SHARE of the largest device-local heap, so that the op's own
@@ -207,67 +160,5 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
 #define Q4VK_SCRATCH_HEAP_SHARE 4
 uint64_t q4vk_lin_scratch_one(const q4vk_device_info *info, uint64_t limit);
 bool q4vk_lin_scratch_fits_heap(const q4vk_device_info *info, uint64_t bytes);
-
-/* ---- q4vk_op_linear_mma.c ---- */
-/* NULL when the tensor-core forward can run this call on this device (coopmat_s8, gs a
- * multiple of 64, its workgroup's shared memory, x and y each in one binding of
- * `limit` bytes, the int8 operands in one allocation each and together in 1/4 of
- * device memory, 32-bit indices, its three grids within the workgroup counts); else
- * why not, as a phrase. */
-const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64_t N,
-                                uint64_t K, uint64_t gs, uint64_t limit);
-/* The launcher's choice: the tensor-core path where M >= info->mma_min_m and it can run. */
-bool q4vk_lin_mma_chosen(const q4vk_device_info *info, uint64_t M, uint64_t N, uint64_t K,
-                         uint64_t gs, uint64_t limit);
-/* The scratch of the tensor-core path for one call: M and N rounded up to its tile
- * (64 x 128), the exponent block (128 or 64; 0 where gs allows neither), and the bytes
- * of the digit planes, the int8 codes and the exponents. */
-typedef struct q4vk_lin_mma_scratch {
-    uint64_t mp, np, blk, digit_bytes, code_bytes, exp_bytes;
-} q4vk_lin_mma_scratch;
-void q4vk_lin_mma_sizes(uint64_t M, uint64_t N, uint64_t K, uint64_t gs,
-                        q4vk_lin_mma_scratch *sz);
-/* Where the passes write: digit planes and codes in the GEMM's staging order
- * (gpu/shaders/linear_slice_i8.comp, unpack_w_i8.comp), exponents [Mp][K/blk], and
- * the lossy flag (one uint32, nonzero when some element of x is too coarse). */
-typedef struct q4vk_lin_mma_bufs {
-    q4vk_buffer *digits, *exps, *codes, *lossy;
-} q4vk_lin_mma_bufs;
-/* unpack_w_i8, then linear_slice_i8, in one submission; they need no cooperative
- * matrices (gpu.mma_passes runs them on any device). Q4_ERR_ARG where gs % 64 != 0. */
-q4_status q4vk_lin_mma_passes(q4vk_context *ctx, const q4vk_linear_args *a,
-                              const q4vk_lin_mma_bufs *b, q4vk_timing *t, q4_error *err);
-/* Runs unpack_w_i8 and linear_slice_i8 (one submission), then linear_q4gsw_mma (a
- * second) unless some element of x is too coarse for the digits: then *lossy is set,
- * y is untouched, t holds the passes' time, and the caller runs its fp32 path.
- * Q4_ERR_UNSUPPORTED on a device without coopmat_s8, Q4_ERR_RESOURCE where it does not
- * fit, each naming why (q4vk_lin_mma_misfit). */
-q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t limit,
-                           bool *lossy, q4vk_timing *t, q4_error *err);
-
-/* ---- q4vk_op_dequantize.c ---- */
-
-/* Workgroups of dequantize and of dequantize_t for a weight [N, K] (before folding). */
-uint64_t q4vk_dequant_groups(int64_t N, int64_t K);
-uint64_t q4vk_dequant_t_groups(int64_t N, int64_t K);
-/* What dequantize.comp reads as push constants. */
-typedef struct q4vk_dequant_push {
-    uint32_t N, K, gs, N8, KT, chunks;
-} q4vk_dequant_push;
-/* The dispatch of the dequantize kernel for a (checked) call, its output bound from
- * offset 0 for out_range bytes; push holds its push constants and must outlive the
- * run. */
-q4_status q4vk_dequant_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
-                                uint64_t out_range, q4vk_dequant_push *push, q4vk_dispatch *d,
-                                q4_error *err);
-
-/* What dequantize_t.comp reads as push constants. */
-typedef struct q4vk_dequant_t_push {
-    uint32_t N, K, gs, N8;
-} q4vk_dequant_t_push;
-/* The dispatch of dequantize_t (W^T [K, N] into out, the dense forward's weight pass)
- * for a checked call. */
-q4_status q4vk_dequant_t_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
-                                  q4vk_dequant_t_push *push, q4vk_dispatch *d, q4_error *err);
 
 #endif

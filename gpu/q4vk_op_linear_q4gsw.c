@@ -1,4 +1,4 @@
-/* q4vk_op_linear.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
+/* q4vk_op_linear_q4gsw.c: launcher of linear_q4gsw, y = x @ dequant(W)^T (+ bias) (SPEC §2).
  *
  * Four variants, named by their (main) kernels:
  *  - linear_q4gsw_gemv (M <= 8): a stream over the packed weights; a workgroup owns 4
@@ -18,7 +18,9 @@
  * the gemv and tiled variants, the dispatcher. */
 #include <string.h>
 
-#include "q4vk_op_linear.h"
+#include "q4vk_op_linear_q4gsw.h"
+#include "q4vk_op_linear_dense.h"
+#include "q4vk_op_linear_mma.h"
 
 /* What linear_q4gsw_gemv.comp reads as push constants. */
 typedef struct gemv_push {

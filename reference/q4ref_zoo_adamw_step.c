@@ -1,4 +1,4 @@
-/* q4ref_zoo_adamw.c: legal fp32 evaluations of one AdamW step (q4ref_zoo.h).
+/* q4ref_zoo_adamw_step.c: legal fp32 evaluations of one AdamW step (q4ref_zoo.h).
  *
  * SPEC §2's update, one rounding per operation or with every a*b + c contracted into
  * an FMA (as NVIDIA's compiler does), the decay as p - (lr wd) p or torch's

@@ -1,4 +1,4 @@
-/* q4vk_op_requant.c: launcher of q4gsw_requant (SPEC §2): kernels q4gsw_requant_w4x8
+/* q4vk_op_q4gsw_requant.c: launcher of q4gsw_requant (SPEC §2): kernels q4gsw_requant_w4x8
  * (W_4X8 output, SPEC §1b, padding words included, and the flat layout §1a in the same
  * pass when K % 8 == 0) and q4gsw_requant_flat (§1a alone, for K % 8 == 4, where a
  * flat word may span two rows).
@@ -14,7 +14,7 @@
  * (finite, zero or normal, SPEC §1) before any dispatch. */
 #include <stdlib.h>
 
-#include "q4vk_op_ew.h"
+#include "q4vk_op_q4gsw_requant.h"
 
 /* What the kernels read as push constants. */
 typedef struct w4x8_push {

@@ -1,4 +1,4 @@
-/* q4vk_op_adamw.c: launcher of adamw_step (SPEC §2), in place on param, m, v.
+/* q4vk_op_adamw_step.c: launcher of adamw_step (SPEC §2), in place on param, m, v.
  *
  * One kernel, adamw_step, one vec4 per invocation over a folded grid. A vector
  * larger than one binding allows (maxStorageBufferRange: 128 MiB = 2^25 floats on
@@ -7,7 +7,7 @@
  * split free of any coupling between ranges. */
 #include <stdlib.h>
 
-#include "q4vk_op_ew.h"
+#include "q4vk_op_adamw_step.h"
 
 /* What adamw_step.comp reads as push constants. */
 typedef struct adamw_push {

@@ -1,0 +1,11 @@
+/* q4vk_op_linear_dW.h: the launcher of linear_dW (q4vk_op_linear_dW.c) with its
+ * choices made explicit (q4vk_linear_opts), for tests and the public launcher. */
+#ifndef Q4VK_OP_LINEAR_DW_H
+#define Q4VK_OP_LINEAR_DW_H
+
+#include "q4vk_op_linear_common.h"
+
+q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
+                              const q4vk_linear_opts *o, q4vk_timing *t, q4_error *err);
+
+#endif
