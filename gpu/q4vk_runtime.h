@@ -62,6 +62,18 @@ typedef struct q4vk_messages {
     char first_warning[Q4_MSG_MAX];   /* first warning since the context began */
 } q4vk_messages;
 
+/* --bounds-check: one binding of one kernel whose accesses went past its data, over
+ * the dispatches since the last q4vk_take_oob. */
+#define Q4VK_OOB_BINDINGS 8
+#define Q4VK_OOB_SITES 3
+typedef struct q4vk_oob_binding {
+    char who[160];                /* "kernel NAME", "interface kernel FILE:STEP" */
+    uint32_t binding;
+    uint64_t accesses;            /* out-of-bounds accesses, all its sites together */
+    uint32_t sites;               /* distinct access sites (source positions) */
+    char first[Q4VK_OOB_SITES][96];   /* the first sites: "load at byte 512 (x.comp:88)" */
+} q4vk_oob_binding;
+
 struct q4vk_context {
     q4vk_device_info info;        /* what q4vk_info shows: limits possibly lowered for tests */
     q4vk_device_info probed;      /* as the device reports it (q4vk_runtime_limits.c) */
@@ -118,6 +130,9 @@ struct q4vk_context {
     uint32_t *probe_ptr;          /* persistently mapped */
     VkDeviceSize probe_bytes;
     char oob[Q4_MSG_MAX];         /* first out-of-bounds load not yet taken; "" = none */
+    q4vk_oob_binding oob_by[Q4VK_OOB_BINDINGS];   /* every one since, per binding */
+    int n_oob_by;
+    uint64_t oob_unlisted;        /* accesses of bindings past oob_by */
     char race[Q4_MSG_MAX];        /* first shared-memory race not yet taken; "" = none */
 };
 

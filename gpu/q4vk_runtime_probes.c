@@ -7,8 +7,10 @@
  * bytes of real data each of its bindings holds (q4vk_buffer_set_data_bytes), and
  * read back on the host once the submission has finished: the coverage slots go to
  * the caller's hook, the first out-of-bounds access becomes a sentence that
- * q4vk_take_oob hands out, the first shared-memory race one that q4vk_take_race hands
+ * q4vk_take_oob hands out with every binding's count of them, the first shared-memory race one that q4vk_take_race hands
  * out (docs/race-check.md). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +218,43 @@ static void oob_message(q4vk_context *ctx, const q4vk_dispatch *d, const uint32_
              s->bytes, what[a], offset, offset / s->bytes, s->bytes, where, limit);
 }
 
+/* Site `site` of dispatch d made `count` out-of-bounds accesses, the first at
+ * `offset`: counted under its kernel and binding. */
+static void oob_count(q4vk_context *ctx, const q4vk_dispatch *d, uint32_t site, uint32_t count,
+                      uint32_t offset)
+{
+    const q4spv_map *map = d->pipe->probe_map;
+    const q4spv_site *s = &map->sites[site];
+    char name[256];
+    who(d->pipe, name, sizeof name);
+    q4vk_oob_binding *b = NULL;
+    for (int i = 0; i < ctx->n_oob_by && !b; i++)
+        if (ctx->oob_by[i].binding == s->binding && !strncmp(ctx->oob_by[i].who, name,
+                                                             sizeof ctx->oob_by[i].who - 1))
+            b = &ctx->oob_by[i];
+    if (!b && ctx->n_oob_by == Q4VK_OOB_BINDINGS) {
+        ctx->oob_unlisted += count;
+        return;
+    }
+    if (!b) {
+        b = &ctx->oob_by[ctx->n_oob_by++];
+        *b = (q4vk_oob_binding){ .binding = s->binding };
+        snprintf(b->who, sizeof b->who, "%.159s", name);
+    }
+    b->accesses += count;
+    if (b->sites < Q4VK_OOB_SITES) {
+        static const char *const what[] = { "load", "store", "atomic" };
+        const char *file = s->at.line && s->at.file < map->n_files ? map->files[s->at.file] : NULL;
+        const char *slash = file ? strrchr(file, '/') : NULL;
+        char line[80] = "";
+        if (file)
+            snprintf(line, sizeof line, " (%.60s:%u)", slash ? slash + 1 : file, s->at.line);
+        snprintf(b->first[b->sites], sizeof b->first[0], "%s at byte %u%s",
+                 what[s->access <= Q4SPV_ATOMIC ? s->access : Q4SPV_ATOMIC], offset, line);
+    }
+    b->sites++;
+}
+
 void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const uint64_t *at)
 {
     for (int i = 0; i < n; i++) {
@@ -230,6 +269,11 @@ void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const
         int site = q4spv_probe_first_oob(map, slots, &offset);
         if (site >= 0 && !ctx->oob[0])
             oob_message(ctx, &d[i], slots, site, offset);
+        for (uint32_t k = 0; site >= 0 && k < map->n_sites; k++) {
+            uint32_t count = q4spv_probe_oob(map, slots, k, &offset);
+            if (count)
+                oob_count(ctx, &d[i], k, count, offset);
+        }
         q4spv_race_finding f;
         if (!ctx->race[0] && q4spv_race_first(map, slots, &f) >= 0) {
             char what[Q4_MSG_MAX - 64], name[256];
@@ -240,13 +284,46 @@ void q4vk_probes_collect(q4vk_context *ctx, const q4vk_dispatch *d, int n, const
     }
 }
 
+/* Appends to msg (of size bytes, holding len) as far as it fits. */
+static size_t put(char *msg, size_t size, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t put(char *msg, size_t size, size_t len, const char *fmt, ...)
+{
+    if (len + 1 >= size)
+        return len;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(msg + len, size - len, fmt, ap);
+    va_end(ap);
+    return k < 0 ? len : len + (size_t)k < size ? len + (size_t)k : size - 1;
+}
+
 bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size)
 {
     if (!ctx || !ctx->oob[0])
         return false;
-    if (msg && size)
-        snprintf(msg, size, "%s", ctx->oob);
+    if (msg && size) {
+        uint64_t all = ctx->oob_unlisted;
+        for (int i = 0; i < ctx->n_oob_by; i++)
+            all += ctx->oob_by[i].accesses;
+        size_t len = put(msg, size, 0, "%s; %llu out-of-bounds access%s in all:", ctx->oob,
+                         (unsigned long long)all, all == 1 ? "" : "es");
+        for (int i = 0; i < ctx->n_oob_by; i++) {
+            const q4vk_oob_binding *b = &ctx->oob_by[i];
+            len = put(msg, size, len, "%s %s binding %u: %llu at %u site%s (", i ? ";" : "",
+                      b->who, b->binding, (unsigned long long)b->accesses, b->sites,
+                      b->sites == 1 ? "" : "s");
+            for (uint32_t k = 0; k < b->sites && k < Q4VK_OOB_SITES; k++)
+                len = put(msg, size, len, "%s%s", k ? ", " : "", b->first[k]);
+            len = put(msg, size, len, "%s)", b->sites > Q4VK_OOB_SITES ? ", ..." : "");
+        }
+        if (ctx->oob_unlisted)
+            put(msg, size, len, "; %llu more in bindings past the first %d",
+                (unsigned long long)ctx->oob_unlisted, Q4VK_OOB_BINDINGS);
+    }
     ctx->oob[0] = '\0';
+    ctx->n_oob_by = 0;
+    ctx->oob_unlisted = 0;
     return true;
 }
 

@@ -61,7 +61,8 @@ typedef struct q4_result {
     int64_t index;         /* flat element index, -1 if none */
     char where[64];        /* coordinates, e.g. "m=3, n=17" */
     int64_t elements;      /* number of elements judged */
-    char message[512];     /* reason: failure summary, NotSupported reason, error text */
+    char message[1024];    /* reason: failure summary, NotSupported reason, error text
+                              (every out-of-bounds binding of a --bounds-check failure) */
     char repro[256];       /* one shell line that reproduces the case alone */
     char api[16];          /* the API whose kernels ran it: "vulkan", "webgpu"; "" unknown
                               (JSON's "api", JUnit's "api:" line; omitted when "") */

@@ -4,6 +4,8 @@
  *   (test_oob_atomic), is reported by q4vk_take_oob, naming the
  *   binding, the first offending index and the line; the same kernels in bounds
  *   (shift 0), and adamw_step, are not.
+ * - Every out-of-bounds access is counted, per kernel and binding, over the dispatches
+ *   until the record is taken.
  * - adamw_step gives bit-identical results with and without probes, and coverage
  *   sees the tail block run only when numel is not a multiple of 4. */
 #include <check.h>
@@ -48,15 +50,17 @@ static const q4vk_kernel *test_kernel(const char *name)
 }
 
 /* Runs `kernel` (test_oob_read: dst[i] = src[i + shift]; test_oob_write: dst[i + shift]
- * = src[i]) over n vec4s; returns whether an out-of-bounds access was taken. */
+ * = src[i]) over n vec4s; returns whether an out-of-bounds access was taken (msg
+ * NULL: the record is left for a later take). */
 static bool oob_run(const char *kernel, uint32_t n, uint32_t shift, char *msg, size_t size)
 {
     bool write = !strcmp(kernel, "test_oob_write");
-    float *src = calloc(4 * n, sizeof *src);
+    float *src = calloc(4 * (n + shift), sizeof *src);
     for (uint32_t i = 0; i < 4 * n; i++)
         src[i] = (float)i;
-    q4vk_buffer *in = dev_buf(probed, src, 16 * (size_t)n);
-    q4vk_buffer *out = dev_buf(probed, NULL, 16 * (size_t)(n + 1));   /* + guard vec4 */
+    /* shift guard vec4s after the data, so every access stays inside the buffer */
+    q4vk_buffer *in = dev_buf(probed, src, 16 * (size_t)(n + shift));
+    q4vk_buffer *out = dev_buf(probed, NULL, 16 * (size_t)(n + shift + 1));
     /* The guard words after the data are in the binding (range 0 = to the end), as
      * after a tensor in the harness: only the data size tells them apart. */
     q4vk_buffer_set_data_bytes(in, 16 * (size_t)n);
@@ -73,7 +77,7 @@ static bool oob_run(const char *kernel, uint32_t n, uint32_t shift, char *msg, s
     /* Every in-bounds element arrived (the probes change nothing else). */
     for (uint32_t i = 0; i + shift < n; i++)
         ck_assert_float_eq(got[4 * (write ? i + shift : i)], (float)(4 * (write ? i : i + shift)));
-    bool oob = q4vk_take_oob(probed, msg, size);
+    bool oob = msg && q4vk_take_oob(probed, msg, size);
     q4vk_buffer_destroy(probed, in);
     q4vk_buffer_destroy(probed, out);
     free(got);
@@ -131,6 +135,28 @@ START_TEST(oob_atomic_is_reported)
                               "a 4-byte atomic at byte offset 400 (index 100 of 4-byte "
                               "elements) at test_oob_atomic.comp:16"), "%s", msg);
     q4vk_buffer_destroy(probed, count);
+}
+END_TEST
+
+/* Two stores one past binding 1's data in one dispatch, then three loads past binding
+ * 0's in another: the first stays the sentence, and each binding has its count, site
+ * and smallest offset. */
+START_TEST(oob_every_access_is_counted)
+{
+    char msg[1024];
+    ck_assert(!oob_run("test_oob_write", 100, 2, NULL, 0));
+    ck_assert(oob_run("test_oob_read", 100, 3, msg, sizeof msg));
+    ck_assert_msg(strstr(msg, "kernel test_oob_write wrote past the data of binding 1: a "
+                              "16-byte store at byte offset 1600"), "%s", msg);
+    ck_assert_msg(strstr(msg, "; 5 out-of-bounds accesses in all: kernel test_oob_write "
+                              "binding 1: 2 at 1 site (store at byte 1600 (test_oob_write.comp:17)); "
+                              "kernel test_oob_read binding 0: 3 at 1 site (load at byte 1600 "
+                              "(test_oob_read.comp:17))"), "%s", msg);
+    ck_assert(!q4vk_take_oob(probed, msg, sizeof msg));
+    /* Cut to the caller's buffer, always terminated. */
+    char small[40];
+    ck_assert(oob_run("test_oob_read", 100, 1, small, sizeof small));
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
 }
 END_TEST
 
@@ -216,6 +242,7 @@ int main(void)
     ADD(s, oob_read_is_reported);
     ADD(s, oob_write_is_reported);
     ADD(s, oob_atomic_is_reported);
+    ADD(s, oob_every_access_is_counted);
     ADD(s, in_bounds_read_is_not_reported);
     ADD(s, bit_identical_and_tail_coverage);
     SRunner *sr = srunner_create(s);
