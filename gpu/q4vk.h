@@ -381,7 +381,7 @@ uint64_t q4vk_range_to_end(const q4vk_context *ctx, const q4vk_buffer *buf, uint
 
 /* ---------------- plans: the kernels a launcher would dispatch ----------------
  * For a call of this shape on a device with these limits, without running anything
- * (q4vk_op_plan.c makes the launchers' own choices). The harness asks before a run:
+ * (each launcher's own file makes its own choices). The harness asks before a run:
  * which cases exercise a --kernel override, and which modules a case runs. */
 #define Q4VK_PLAN_MAX 8
 typedef struct q4vk_plan {

@@ -94,3 +94,12 @@ out:
     free(d);
     return st;
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+void q4vk_adamw_step_plan(const q4vk_device_info *info, q4vk_plan *p)
+{
+    (void)info;
+    *p = (q4vk_plan){0};
+    q4vk_plan_add(p, "adamw_step");
+}

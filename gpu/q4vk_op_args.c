@@ -1,5 +1,5 @@
-/* q4vk_op_args.c: the argument checks and binding helpers every launcher shares
- * (q4vk_op_args.h), and q4vk_range_to_end of q4vk.h. */
+/* q4vk_op_args.c: the argument checks, binding helpers and plan helper every launcher
+ * shares (q4vk_op_args.h), and q4vk_range_to_end of q4vk.h. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -140,4 +140,10 @@ q4_status q4vk_op_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec 
     if (!k)
         return q4_fail(err, Q4_ERR_UNSUPPORTED, "kernel %s is not built into this q4vk", name);
     return q4vk_pipeline_get(ctx, k, spec, out, err);
+}
+
+void q4vk_plan_add(q4vk_plan *p, const char *kernel)
+{
+    if (p->n < Q4VK_PLAN_MAX)
+        p->kernels[p->n++] = kernel;
 }

@@ -28,7 +28,7 @@ q4_status q4vk_op_distinct(const q4vk_buffer *out, const char *oname, const q4vk
  * device's maxStorageBufferRange, capped so that the kernels' 32-bit element indices
  * (of at most 16 bytes) cannot overflow. */
 uint64_t q4vk_op_limit(const q4vk_context *ctx, uint64_t max_binding);
-/* The same from a device's limits alone (plans: q4vk_op_plan.c). */
+/* The same from a device's limits alone (for the launchers' plans). */
 uint64_t q4vk_op_limit_of(const q4vk_device_info *info, uint64_t max_binding);
 /* Q4_ERR_RESOURCE with a sentence when `bytes` does not fit in one binding. */
 q4_status q4vk_op_fits(const char *name, uint64_t bytes, uint64_t limit, q4_error *err);
@@ -43,5 +43,9 @@ uint64_t q4vk_op_align(const q4vk_context *ctx);
 /* A built-in kernel's pipeline (the user's override runs in its place). */
 q4_status q4vk_op_pipeline(q4vk_context *ctx, const char *name, const q4vk_spec *spec,
                            q4vk_pipeline **out, q4_error *err);
+
+/* Appends kernel to plan p (each launcher's q4vk_*_plan, q4vk.h "plans"), at most
+ * Q4VK_PLAN_MAX. */
+void q4vk_plan_add(q4vk_plan *p, const char *kernel);
 
 #endif

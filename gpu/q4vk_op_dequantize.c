@@ -88,3 +88,12 @@ q4_status q4vk_dequant_t_dispatch(q4vk_context *ctx, const q4vk_dequant_args *a,
     d->push = push;
     return q4vk_fold(ctx, Q4VK_K_DEQUANT_T, q4vk_dequant_t_groups(a->N, a->K), d->groups, err);
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+void q4vk_dequantize_plan(const q4vk_device_info *info, q4vk_plan *p)
+{
+    (void)info;
+    *p = (q4vk_plan){0};
+    q4vk_plan_add(p, "dequantize");
+}

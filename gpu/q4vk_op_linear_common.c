@@ -315,3 +315,20 @@ bool q4vk_lin_scratch_fits_heap(const q4vk_device_info *info, uint64_t bytes)
     return !info->device_local_bytes ||
            bytes <= info->device_local_bytes / Q4VK_SCRATCH_HEAP_SHARE;
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+/* A q4 tiled GEMM (A K-major) of [M, out_cols] over depth (inputs [M, in_cols]): the
+ * tiled kernel, and the split-K reduce where the launcher splits the depth. */
+void q4vk_lin_plan_tiled(const q4vk_device_info *info, const char *kernel, uint64_t M,
+                         uint64_t in_cols, uint64_t out_cols, uint64_t depth, uint32_t bk,
+                         q4vk_plan *p)
+{
+    q4vk_plan_add(p, kernel);
+    const q4vk_gemm_tile tile =
+        q4vk_gemm_pick_tile(info, M, out_cols, bk, Q4VK_GEMM_A_ROWS_DEPTH);
+    const uint64_t lim = q4vk_op_limit_of(info, 0);
+    const uint64_t rows = q4vk_lin_split_rows(M, in_cols, out_cols, lim, info->min_storage_align);
+    if (q4vk_gemm_pick_splits(&tile, M, out_cols, depth) > 1 && rows == M)
+        q4vk_plan_add(p, Q4VK_K_SPLITK_REDUCE);
+}

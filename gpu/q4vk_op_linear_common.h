@@ -161,4 +161,11 @@ q4_status q4vk_lin_run_split(q4vk_context *ctx, const q4vk_lin_tiled *job, uint3
 uint64_t q4vk_lin_scratch_one(const q4vk_device_info *info, uint64_t limit);
 bool q4vk_lin_scratch_fits_heap(const q4vk_device_info *info, uint64_t bytes);
 
+/* The plan of a q4 tiled GEMM (A K-major) of [M, out_cols] over depth (inputs
+ * [M, in_cols]): the tiled kernel, and the split-K reduce where the launcher splits
+ * the depth. */
+void q4vk_lin_plan_tiled(const q4vk_device_info *info, const char *kernel, uint64_t M,
+                         uint64_t in_cols, uint64_t out_cols, uint64_t depth, uint32_t bk,
+                         q4vk_plan *p);
+
 #endif

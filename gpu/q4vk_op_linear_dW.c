@@ -64,3 +64,13 @@ q4_status q4vk_linear_dw_opts(q4vk_context *ctx, const q4vk_dw_args *a,
         return st;
     return q4vk_run(ctx, &d, 1, t, err);
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+void q4vk_linear_dw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
+                         q4vk_plan *p)
+{
+    (void)info, (void)M, (void)N, (void)K;
+    *p = (q4vk_plan){0};
+    q4vk_plan_add(p, Q4VK_K_DW_TILED);
+}

@@ -150,3 +150,21 @@ out:
     q4vk_buffer_destroy(ctx, at);
     return st;
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+/* The plan of the dense path of a forward (fwd) or backward call: the
+ * weight's dequantize (transposed for the forward), the activation's transpose,
+ * linear_tn_tiled, and the reduce where split. */
+void q4vk_lin_plan_dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N,
+                         uint64_t K, q4vk_plan *p)
+{
+    const uint64_t depth = fwd ? K : N, cols = fwd ? N : K;
+    q4vk_plan_add(p, fwd ? Q4VK_K_DEQUANT_T : Q4VK_K_DEQUANT);
+    q4vk_plan_add(p, Q4VK_K_TRANSPOSE);
+    q4vk_plan_add(p, Q4VK_K_TN_TILED);
+    const q4vk_gemm_tile tile = q4vk_gemm_pick_tile(info, M, cols, Q4VK_TN_BIG_BK,
+                                                    Q4VK_GEMM_A_DEPTH_ROWS);
+    if (q4vk_gemm_pick_splits(&tile, M, cols, depth) > 1)
+        q4vk_plan_add(p, Q4VK_K_SPLITK_REDUCE);
+}

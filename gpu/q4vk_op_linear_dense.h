@@ -36,4 +36,10 @@ q4_status q4vk_lin_run_dense(q4vk_context *ctx, const q4vk_lin_dense *a,
                              const q4vk_linear_opts *o, uint64_t limit, q4vk_timing *t,
                              q4_error *err);
 
+/* The plan of the dense path of a forward (fwd) or backward call: the weight's
+ * dequantize (transposed for the forward), the activation's transpose,
+ * linear_tn_tiled, and the reduce where split. */
+void q4vk_lin_plan_dense(const q4vk_device_info *info, bool fwd, uint64_t M, uint64_t N,
+                         uint64_t K, q4vk_plan *p);
+
 #endif

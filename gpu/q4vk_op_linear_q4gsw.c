@@ -212,3 +212,30 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
     return q4_fail(err, Q4_ERR_ARG, "linear_q4gsw has no variant %s; expected %s, %s, %s or %s",
                    v, Q4VK_K_FWD_TILED, Q4VK_K_FWD_GEMV, Q4VK_K_TN_TILED, Q4VK_K_FWD_MMA);
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+void q4vk_linear_q4gsw_plan(const q4vk_device_info *info, int64_t M, int64_t N, int64_t K,
+                            int64_t gs, q4vk_plan *p)
+{
+    *p = (q4vk_plan){0};
+    if (M <= Q4VK_GEMV_MAX_M)
+        q4vk_plan_add(p, Q4VK_K_FWD_GEMV);
+    else {
+        /* The tensor-core path: its passes and GEMM, then the fp32 path it hands the
+         * call to when x is too coarse for the digits (which the data decides). */
+        if (q4vk_lin_mma_chosen(info, (uint64_t)M, (uint64_t)N, (uint64_t)K, (uint64_t)gs,
+                                q4vk_op_limit_of(info, 0))) {
+            q4vk_plan_add(p, Q4VK_K_UNPACK_I8);   /* dispatch order: it clears the slice's flag */
+            q4vk_plan_add(p, Q4VK_K_SLICE);
+            q4vk_plan_add(p, Q4VK_K_FWD_MMA);
+            p->maybe_from = p->n;
+        }
+        if (q4vk_lin_dense_chosen(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+                                  q4vk_op_limit_of(info, 0)))
+            q4vk_lin_plan_dense(info, true, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
+        else
+            q4vk_lin_plan_tiled(info, Q4VK_K_FWD_TILED, (uint64_t)M, (uint64_t)K, (uint64_t)N,
+                                (uint64_t)K, Q4VK_FWD_BIG_BK, p);
+    }
+}

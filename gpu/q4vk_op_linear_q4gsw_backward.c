@@ -175,3 +175,19 @@ q4_status q4vk_linear_q4gsw_backward_opts(q4vk_context *ctx, const q4vk_linear_b
                    "linear_q4gsw_backward has no variant %s; expected %s, %s or %s", v,
                    Q4VK_K_BWD_TILED, Q4VK_K_BWD_GEMV, Q4VK_K_TN_TILED);
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+void q4vk_linear_q4gsw_backward_plan(const q4vk_device_info *info, int64_t M, int64_t N,
+                                     int64_t K, q4vk_plan *p)
+{
+    *p = (q4vk_plan){0};
+    if (M <= Q4VK_GEMV_MAX_M)
+        q4vk_plan_add(p, Q4VK_K_BWD_GEMV);
+    else if (q4vk_lin_dense_chosen(info, false, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+                                   q4vk_op_limit_of(info, 0)))
+        q4vk_lin_plan_dense(info, false, (uint64_t)M, (uint64_t)N, (uint64_t)K, p);
+    else
+        q4vk_lin_plan_tiled(info, Q4VK_K_BWD_TILED, (uint64_t)M, (uint64_t)N, (uint64_t)K,
+                            (uint64_t)N, Q4VK_BWD_BIG_BK, p);
+}

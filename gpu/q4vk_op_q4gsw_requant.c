@@ -163,3 +163,18 @@ out:
     free(d);
     return st;
 }
+
+/* ---------------- plan (q4vk.h "plans"): the kernels this file dispatches ---------------- */
+
+void q4vk_q4gsw_requant_plan(const q4vk_device_info *info, int64_t K, bool w, bool flat,
+                             q4vk_plan *p)
+{
+    (void)info;
+    *p = (q4vk_plan){0};
+    /* the w4x8 kernel writes flat too where K % 8 == 0; else the flat kernel does */
+    const bool fused_flat = flat && K % 8 == 0;
+    if (w || fused_flat)
+        q4vk_plan_add(p, "q4gsw_requant_w4x8");
+    if (flat && !fused_flat)
+        q4vk_plan_add(p, "q4gsw_requant_flat");
+}

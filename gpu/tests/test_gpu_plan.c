@@ -1,4 +1,4 @@
-/* test_gpu_plan.c: each launcher's plan (q4vk_op_plan.c) names exactly the kernels
+/* test_gpu_plan.c: each launcher's plan (q4vk_*_plan, in the launcher's file) names exactly the kernels
  * whose pipelines the launcher creates when it runs the same call on this device,
  * for every variant: gemv, tiled and dense, with and without split-K, requant with
  * and without the flat kernel. Reads the context's pipeline list (q4vk_runtime.h). */

@@ -348,6 +348,18 @@ def selftest():
         write(root, "CMakeLists.txt", "set(X op_one) # fine\n")
         expect("op files, unlisted CMake file", check_op_files(root, doc),
                "CMakeLists.txt: names op op_one but is not on")
+        write(root, "CMakeLists.txt", "")
+        write(root, "gpu/wgsl/op_two_loss.wgsl", "// a kernel with no name in it\n")
+        expect("op files, a path that names an op", check_op_files(root, doc),
+               "gpu/wgsl/op_two_loss.wgsl: names op op_two but is not on")
+        os.remove(os.path.join(root, "gpu/wgsl/op_two_loss.wgsl"))
+        write(root, "cases/ops/op_two_back.c", "")   # a longer op covers op_two in a path
+        write(root, "gpu/q_op_two_back.c", "")
+        found = check_op_files(root, doc)
+        expect("op files, the longer op's path", found,
+               "gpu/q_op_two_back.c: names op op_two_back but is not on")
+        if any("names op op_two " in f for f in found):
+            fails.append(f"op files, the longer op's path: op_two reported too: {found}")
     for f in fails:
         print(f)
     print(f"layout self-test: {'FAILED' if fails else 'every planted fault caught'}")
