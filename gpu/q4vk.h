@@ -175,9 +175,13 @@ size_t q4vk_buffer_size(const q4vk_buffer *buf);
 /* The bytes of real data at the start of buf (the rest is guard words or padding):
  * bounds probes report an access past them. Default: the whole buffer. */
 void q4vk_buffer_set_data_bytes(q4vk_buffer *buf, size_t bytes);
-/* The first out-of-bounds access the bounds probes saw since the last call, as one
- * sentence naming the kernel, the binding, the first offending index and the
- * source line: true with msg filled (and the record cleared), or false. */
+/* The out-of-bounds accesses the bounds probes saw since the last call: the first as
+ * one sentence naming the kernel, the binding, the first offending index and the
+ * source line, then how many there were in all and, per kernel and binding, their
+ * count, their sites and the first few sites' smallest offsets ("...; 96
+ * out-of-bounds accesses in all: kernel K binding 1: 64 at 2 sites (load at byte 512
+ * (k.comp:88), ...); ..."; as much as fits in size): true with msg filled (and the
+ * record cleared), or false. */
 bool q4vk_take_oob(q4vk_context *ctx, char *msg, size_t size);
 /* The first shared-memory race (or read of uninitialized shared memory) the race
  * probes saw since the last call, as one sentence naming the kernel, the variable and
