@@ -128,8 +128,8 @@ typedef struct q4h_op {
 /* The descriptor of the op named `name` (a user's argument: --kernel, a dump's
  * case.json), or NULL. */
 const q4h_op *q4h_op_find(const char *name);
-/* The descriptor of case c's op, or NULL: the one way the harness finds a case's op
- * (so that a parsed case that carries its op is read in this one place). */
+/* The descriptor of case c's op, or NULL: the one way the harness finds a case's op,
+ * from the op the parsed case carries (q4_case_op_index). */
 const q4h_op *q4h_op_of(const q4_case *c);
 /* Input, then output, buffers of one GPU run of a case (gpu_run.c). */
 typedef struct q4h_gpu_buffers {

@@ -1,4 +1,5 @@
 /* op_table.c: the table of op descriptors, the only place that lists the ops. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "op.h"
@@ -27,5 +28,18 @@ const q4h_op *q4h_op_find(const char *name)
 
 const q4h_op *q4h_op_of(const q4_case *c)
 {
-    return q4h_op_find(c->op);
+    /* The parsed case carries its op (q4_case_op_index, no strings compared): the
+     * harness's descriptor of each of q4cases' ops is found by name once, not once per
+     * case. A case q4cases knows no op of is looked up by its name as given. */
+    enum { MAX_OPS = 64 };
+    static const q4h_op *of_index[MAX_OPS];
+    static bool found[MAX_OPS];
+    int i = q4_case_op_index(c);
+    if (i < 0 || i >= MAX_OPS)
+        return q4h_op_find(c->op);
+    if (!found[i]) {
+        of_index[i] = q4h_op_find(q4_case_op(i));
+        found[i] = true;
+    }
+    return of_index[i];
 }
