@@ -66,7 +66,7 @@ q4_status q4vk_raw_buffer(q4vk_context *ctx, VkDeviceSize bytes, VkBufferUsageFl
     /* Every buffer has an allocation of its own: saying so (a dedicated allocation,
      * core in Vulkan 1.1) lets the driver place it as it would a resource it alone
      * backs. Added while chasing fused_ce's spread of times across processes, whose cause
-     * turned out to be a context left idle (harness/perf.c); kept, as it costs nothing. */
+     * turned out to be a context left idle (harness/commands/perf.c); kept, as it costs nothing. */
     VkMemoryDedicatedAllocateInfo dedicated = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
         .buffer = *buffer,

@@ -17,7 +17,7 @@
  * extra ULPs SPEC §3 allows exp, log, division and sqrt beyond a correct rounding,
  * constants rounded once for every element, flushes, quantities shared by a row), and
  * q, the sub-Gaussian scale of the rest (the correct roundings of data-dependent
- * results). The judge (harness/judge.c) turns them into the bias and RMS envelopes of
+ * results). The judge (harness/core/judge.c) turns them into the bias and RMS envelopes of
  * q4ref_stat_bias_envelope and q4ref_stat_rms_envelope. */
 #include <math.h>
 

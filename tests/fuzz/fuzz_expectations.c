@@ -1,5 +1,5 @@
 /* fuzz_expectations.c: fuzz target for the baseline reader of `run --baseline FILE`
- * (q4h_expectations_parse, harness/baseline.c). A rejection must say why; an accepted
+ * (q4h_expectations_parse, harness/store/baseline.c). A rejection must say why; an accepted
  * baseline must answer a look-up with a verdict. */
 #include "baseline.h"
 #include "fuzz_target.h"

@@ -1,5 +1,5 @@
 /* fuzz_interface.c: fuzz target for the interface-file reader (q4h_iface_parse,
- * `q4cts run --interface FILE`: harness/interface_file.c, its expressions and its
+ * `q4cts run --interface FILE`: harness/iface/interface_file.c, its expressions and its
  * checks against a module). The bytes are the file; it sits, by name, in a folder
  * holding adamw_step.spv (compiled by CMake), so a step that names that module is
  * checked against its reflection. A rejection must say why; an accepted file must

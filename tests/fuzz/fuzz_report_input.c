@@ -1,5 +1,5 @@
 /* fuzz_report_input.c: fuzz target for the inputs of `q4cts report`
- * (q4h_report_input_parse, harness/report_input.c): a run's, a perf run's or PyTorch's
+ * (q4h_report_input_parse, harness/commands/report_input.c): a run's, a perf run's or PyTorch's
  * --json, strictly parsed and checked against the shapes the page's script expects. A
  * rejection must say why; an accepted input is an object of its kind, holds no number
  * that is not finite, and written out again (as the page's data is) reads back as

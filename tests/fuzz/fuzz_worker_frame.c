@@ -1,5 +1,5 @@
 /* fuzz_worker_frame.c: fuzz target for what the harness reads from the WebGPU worker
- * (harness/webgpu_frame.c): a frame (magic, type, sizes, a JSON header read strictly,
+ * (harness/backends/webgpu_frame.c): a frame (magic, type, sizes, a JSON header read strictly,
  * blobs) parsed from the bytes, and, when it parses, its header read as a hello
  * (protocol, adapter, limits). Every size is checked before memory is taken: a blob is
  * at most MAX_BLOB bytes here, as a run's largest buffer bounds it in the harness. A

@@ -3,7 +3,7 @@
  * Every legal fp32 evaluation in the reference's zoo (q4ref_zoo.h) is a correct
  * kernel, so the judges must pass it: for each selected case and seed, each zoo
  * variant of the case's op computes the outputs on the CPU, and q4cts's own judge
- * (harness/judge.c) judges them against the op's truth exactly as it judges a GPU.
+ * (harness/core/judge.c) judges them against the op's truth exactly as it judges a GPU.
  * Any verdict but Pass fails the test. The worst margins per op and variant are
  * printed.
  *

@@ -76,7 +76,7 @@ static double bytes(const q4_case *c)
 
 static double flops(const q4_case *c) { return 2.0 * (double)c->m * (double)c->n * (double)c->k; }
 
-/* case.json's params (harness/dump.c). */
+/* case.json's params (harness/store/dump.c). */
 static const q4h_param params[] = {
     Q4H_CASE_PARAM(m), Q4H_CASE_PARAM(n), Q4H_CASE_PARAM(k), Q4H_CASE_PARAM(gs),
     Q4H_CASE_INT_PARAM(bias), { NULL, 0, 0 }

@@ -76,7 +76,7 @@ static q4_status read_host(const q4_case *c, const q4h_host_buffer *b, q4h_outpu
 static double bytes(const q4_case *c) { return 28.0 * (double)c->numel; }
 static double flops(const q4_case *c) { return 16.0 * (double)c->numel; }
 
-/* case.json's params (harness/dump.c). */
+/* case.json's params (harness/store/dump.c). */
 static const q4h_param params[] = {
     Q4H_CASE_PARAM(numel), Q4H_CASE_PARAM(step), Q4H_INPUT_PARAM(lr), Q4H_INPUT_PARAM(beta1),
     Q4H_INPUT_PARAM(beta2), Q4H_INPUT_PARAM(eps), Q4H_INPUT_PARAM(wd), Q4H_INPUT_PARAM(bc1),

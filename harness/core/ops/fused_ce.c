@@ -70,7 +70,7 @@ static double bytes(const q4_case *c) { return 8.0 * (double)(c->r * c->v) + 4.0
 /* max, subtract, exp, add, divide per element; a row's log is negligible. */
 static double flops(const q4_case *c) { return 5.0 * (double)(c->r * c->v); }
 
-/* case.json's params (harness/dump.c). */
+/* case.json's params (harness/store/dump.c). */
 static const q4h_param params[] = {
     Q4H_CASE_PARAM(r), Q4H_CASE_PARAM(v), Q4H_CASE_INT_PARAM(mask_pct), Q4H_INPUT_PARAM(n_valid),
     { NULL, 0, 0 }

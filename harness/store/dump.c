@@ -2,7 +2,7 @@
  *
  * Arrays keep the shape SPEC gives them (a one-row matrix stays 2-D, a vector is
  * 1-D, the loss a scalar), so np.load gives what the contract describes. Which
- * parameters an op has is its descriptor's (harness/ops/<op>.c): nothing here
+ * parameters an op has is its descriptor's (harness/core/ops/<op>.c): nothing here
  * names an op. */
 #include "dump.h"
 

@@ -50,7 +50,7 @@ typedef struct q4h_dump_output {
     char raw_descr[4];                 /* "" when no <name>.raw.npy */
     int64_t raw_count;
     double margin;                     /* this output's worst err / bound; NAN unknown */
-    /* The statistical check's envelope (harness/judge.c): per-element arrays in
+    /* The statistical check's envelope (harness/core/judge.c): per-element arrays in
      * <name>.env_alw/.env_sd(/.env_shr).npy, or derived from the bounds of a dot
      * product of dot_n terms of dot_factors factors. */
     bool env, env_shared;
