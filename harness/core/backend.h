@@ -25,7 +25,7 @@
 typedef struct q4h_observations {
     double gpu_ms;                 /* the kernels' time; -1 when not measured */
     bool out_of_bounds;            /* --bounds-check found an access past the data */
-    char oob[Q4_MSG_MAX];
+    char oob[1000];                /* the first access, then every binding's count (q4vk_take_oob) */
     bool raced;                    /* --race-check found a shared-memory race */
     char race[Q4_MSG_MAX];
 } q4h_observations;

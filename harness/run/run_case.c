@@ -41,7 +41,7 @@ static bool gpu_once(q4h_backend *b, const q4h_op *op, const q4_case *c, const q
         q4h_judge(out, r);
         if (obs.out_of_bounds) { /* whatever the values: an access past the data is a defect */
             r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "out-of-bounds access: %.480s", obs.oob);
+            snprintf(r->message, sizeof r->message, "out-of-bounds access: %s", obs.oob);
         } else if (obs.raced) { /* a race is a defect even when this interleaving was lucky */
             r->verdict = Q4_FAIL;
             snprintf(r->message, sizeof r->message, "shared-memory race: %.480s", obs.race);

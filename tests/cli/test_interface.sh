@@ -176,6 +176,8 @@ if "$q4cts" devices >/dev/null 2>&1; then
   edit et.json et_oob.json 'f["steps"][0]["spirv"] = "et_oob.spv"'
   expect 1 'message: .*interface kernel et_oob.json:update wrote past the data of binding 5: a 4-byte store at byte offset 12 ' -- \
     "$q4cts" run --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface et_oob.json --bounds-check
+  # and counts every access past it: invocations 3 to 7 each store one word too far
+  also '; 5 out-of-bounds accesses in all: interface kernel et_oob.json:update binding 5: 5 at 1 site \(store at byte 12\)$'
   # the local size comes from the file: a wrong one skips elements and fails
   edit et.json et32.json 'f["steps"][0]["local_size"][0] = 32'
   expect 1 'Fail +q4cts.adamw_step' -- run1 et32.json

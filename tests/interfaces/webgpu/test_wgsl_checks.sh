@@ -53,8 +53,9 @@ file '{ "group": 4, "binding": 0, "tensor": "wf", "layout": "fp32", "access": "w
 expect 2 'steps\[0\].bindings\[0\].group: expected an integer from 0 to 3' -- run
 file "$b0, $b1, $b2, $u3, { \"group\": 0, \"binding\": 1, \"tensor\": \"w\", \"layout\": \"flat\", \"access\": \"read\" }"
 expect 2 'steps\[0\].bindings\[4\].binding: @group\(0\) @binding\(1\) is described twice' -- run
+# a vector field where the module has two scalars: the struct's size differs
 file "$b0, $b1, $b2, { \"binding\": 3, \"uniform\": [ { \"name\": \"NK\", \"type\": \"uvec2\", \"value\": [\"N\", \"K\"] } ] }"
-expect 2 'steps\[0\].bindings\[3\].uniform\[0\].type: a WGSL step.s fields are int, uint, float, ivec4, uvec4 or vec4 \(WGSL.s i32, u32, f32 and their vec4\); uvec2 is a SPIR-V step.s' -- run
+expect 2 'steps\[0\].bindings\[3\]: the module.s uniform struct at @group\(0\) @binding\(3\) is 16 bytes; the file.s fields fill 8' -- run
 file "$b0, $b1, $b2, $u3" '' missing.wgsl
 expect 2 'steps\[0\].wgsl: cannot read .*missing.wgsl' -- run
 printf 'fn main() {}\0' >nul.wgsl
@@ -112,7 +113,7 @@ file "$b0, $b1, $b2, { \"binding\": 3, \"uniform\": [ { \"name\": \"N\", \"type\
 expect 2 'f.json: steps\[0\].bindings\[3\]: the module.s uniform struct at @group\(0\) @binding\(3\) is 16 bytes; the file.s fields fill 4' -- run
 
 # the uniform struct's members, read from the source: names, types, count; a struct
-# with a member the file cannot describe (a vec2) has its size checked only
+# each field against the module's struct member of its place, by name and type
 file "$b0, $b1, $b2, ${u3/group_size/gs}"
 expect 2 'f.json: steps\[0\].bindings\[3\].uniform\[2\]: the field is "gs" \(uint\); member 2 of the module.s struct Sizes is "group_size" \(uint\)' -- run
 file "$b0, $b1, $b2, ${u3/\"uint\", \"value\": \"K\"/\"float\", \"value\": \"K\"}"
@@ -120,8 +121,19 @@ expect 2 'f.json: steps\[0\].bindings\[3\].uniform\[1\]: the field is "K" \(floa
 u5="${u3%\] \}}, { \"name\": \"pad\", \"type\": \"uint\", \"value\": 0 } ] }"
 file "$b0, $b1, $b2, $u5"
 expect 2 'f.json: steps\[0\].bindings\[3\].uniform: the module.s struct Sizes has 4 members \(N: uint, K: uint, group_size: uint, scales_stride: uint\); the file gives 5 fields' -- run
+# a vector member: described by a vector field of the same type, named by member
 sed 's/^  group_size: u32,/  gk: vec2<u32>,/; /^  scales_stride: u32,/d; s/sizes.group_size/sizes.gk.x/; s/sizes.scales_stride/sizes.gk.y/' k.wgsl >v2.wgsl
+uv='{ "binding": 3, "uniform": [ { "name": "N", "type": "uint", "value": "N" },
+     { "name": "K", "type": "uint", "value": "K" }, { "name": "gk", "type": "uvec2", "value": ["gs", "N"] } ] }'
+file "$b0, $b1, $b2, $uv" '' v2.wgsl
+expect 0 'Pass +q4cts.dequantize.odd_n4.n4_k16_g16' -- run
 file "$b0, $b1, $b2, $u3" '' v2.wgsl
+expect 2 'f.json: steps\[0\].bindings\[3\].uniform: the module.s struct Sizes has 3 members \(N: uint, K: uint, gk: uvec2\); the file gives 4 fields' -- run
+file "$b0, $b1, $b2, ${uv/uvec2/ivec2}" '' v2.wgsl
+expect 2 'f.json: steps\[0\].bindings\[3\].uniform\[2\]: the field is "gk" \(ivec2\); member 2 of the module.s struct Sizes is "gk" \(uvec2\)' -- run
+# a member the file cannot describe (an attribute): the struct's size is checked only
+sed 's/^  group_size: u32,/  @size(4) group_size: u32,/' k.wgsl >attr.wgsl
+file "$b0, $b1, $b2, $u3" '' attr.wgsl
 expect 0 'Pass +q4cts.dequantize.odd_n4.n4_k16_g16' -- run
 
 # a binding Dawn's layout message does not list as a buffer (a sampler): Dawn's own
