@@ -51,6 +51,8 @@ typedef struct q4h_if_op {
 } q4h_if_op;
 
 const q4h_if_op *q4h_if_op_find(const char *op);
+/* The ops an interface file may name, ", "-separated, into buf. */
+void q4h_if_op_names(char *buf, size_t size);
 /* The case's values of op->names, in that order. */
 void q4h_if_values(const q4h_if_op *op, const q4_case *c, const q4_inputs *in,
                    q4h_xval values[Q4H_IF_MAX_NAMES]);

@@ -892,10 +892,10 @@ static q4_status read_root(reader *r, json_object *root)
     if ((st = get_string(r, "op", v, text, sizeof text)))
         return st;
     if (!(r->f->op = q4h_if_op_find(text))) {
-        char shown[Q4_ECHO_MAX];
-        return bad(r, "op", "unknown op \"%s\" (see SPEC §2: dequantize, linear_q4gsw, "
-                   "linear_q4gsw_backward, linear_dW, fused_ce, adamw_step, q4gsw_requant)",
-                   q4_echo(text, shown, sizeof shown));
+        char shown[Q4_ECHO_MAX], ops[256];
+        q4h_if_op_names(ops, sizeof ops);
+        return bad(r, "op", "unknown op \"%s\" (see SPEC §2: %s)",
+                   q4_echo(text, shown, sizeof shown), ops);
     }
     make_names(r->f);
     if (json_object_object_get_ex(root, "requires", &v) && (st = get_requires(r, v)))

@@ -50,6 +50,16 @@ const q4h_if_op *q4h_if_op_find(const char *op)
     return NULL;
 }
 
+void q4h_if_op_names(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0] && len < size; i++) {
+        int k = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", ops[i].op);
+        len += k > 0 ? (size_t)k : 0;
+    }
+}
+
 const char *q4h_layout_name(q4h_layout l)
 {
     static const char *const names[] = { "fp32", "int32", "w4x8", "flat", "scales" };
