@@ -4,7 +4,8 @@
  * reference/ (fp64 truth, SPEC §3 bound); a NaN or Inf where the truth is finite
  * fails. Code outputs (requant): got == code passes, got == alt (the neighbour a
  * conformant 2.5-ULP division may give) is a QualityWarning, anything else fails.
- * Guard words and W_4X8 padding words must be intact.
+ * Guard words, W_4X8 padding words and the row padding of a padded flat weight (an
+ * interface file's, packed_io.c) must be intact.
  *
  * Beside the per-element bounds, the statistical check (docs/numerics.md): for every
  * real output with an envelope, as a whole and row by row, the signed sums of the
@@ -234,7 +235,7 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
     worst w = { 0 };
     stat_worst sw = { 0 };
     int64_t over = 0, warned = 0, elements = 0;
-    char problem[256] = "";
+    char problem[512] = "";
 
     for (int k = 0; k < out->n; k++) {
         const q4h_output *o = &out->o[k];
@@ -248,7 +249,9 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
             snprintf(problem, sizeof problem,
                      "out-of-bounds write: guard word %lld after output %s was overwritten",
                      (long long)o->guard_bad_at, o->name);
-        if (!o->padding_ok && !problem[0])
+        if (!o->padding_ok && !problem[0] && o->padding_problem[0])
+            snprintf(problem, sizeof problem, "%s", o->padding_problem);
+        else if (!o->padding_ok && !problem[0])
             snprintf(problem, sizeof problem,
                      "W_4X8 padding word %lld of output %s is not 0x88888888",
                      (long long)o->padding_bad_at, o->name);

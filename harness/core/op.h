@@ -54,8 +54,11 @@ typedef struct q4h_output {
     double *col_var[2];
     bool guard_ok;             /* the guard words after the GPU buffer were untouched */
     int64_t guard_bad_at;      /* first changed guard word, when !guard_ok */
-    bool padding_ok;           /* W_4X8 padding words exactly 0x88888888 (code outputs) */
+    bool padding_ok;           /* W_4X8 padding words exactly 0x88888888, a padded flat
+                                * weight's row padding unchanged (code outputs) */
     int64_t padding_bad_at;
+    char padding_problem[320]; /* why !padding_ok, where the padding is not W_4X8's words
+                                * (q4h_decode_flat_rows), else "" */
     void *raw;                 /* packed outputs: the buffer as the GPU wrote it (W_4X8
                                 * words with their padding, flat bytes), or NULL */
     size_t raw_bytes;

@@ -1,7 +1,9 @@
 /* packed_io.c: packed weight outputs decoded and read back (packed_io.h). */
 #include "packed_io.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device_io.h"
 #include "q4ref.h"
@@ -45,6 +47,42 @@ q4_status q4h_decode_flat(int64_t N, int64_t K, uint8_t *packed, size_t bytes, q
 {
     keep_raw(packed, bytes, 'b', o);
     return q4ref_unpack_flat(packed, N, K, o->got_code, err);
+}
+
+q4_status q4h_decode_flat_rows(int64_t N, int64_t K, int64_t stride, uint8_t pad,
+                               const char *what, uint8_t *rows, size_t bytes, q4h_output *o,
+                               q4_error *err)
+{
+    const int64_t row = (K + 1) / 2;
+    keep_raw(rows, bytes, 'b', o);
+    o->padding_ok = true;
+    o->padding_bad_at = -1;
+    o->padding_problem[0] = '\0';
+    if (stride < row || (uint64_t)N * (uint64_t)stride != bytes)
+        return q4_fail(err, Q4_ERR_ARG, "%s: %zu bytes are not %lld rows of %lld bytes with "
+                       "at least %lld of data each", what, bytes, (long long)N,
+                       (long long)stride, (long long)row);
+    for (int64_t n = 0; n < N && o->padding_ok; n++)
+        for (int64_t j = row; j < stride; j++)
+            if (rows[n * stride + j] != pad) {
+                o->padding_ok = false;
+                o->padding_bad_at = n * stride + j;
+                snprintf(o->padding_problem, sizeof o->padding_problem,
+                         "the padding of %s was written: row n=%lld, byte %lld of its %lld "
+                         "(data: bytes 0 to %lld) is 0x%02x, not the padding 0x%02x it held "
+                         "before the run", what, (long long)n, (long long)j, (long long)stride,
+                         (long long)row - 1, rows[n * stride + j], pad);
+                break;
+            }
+    uint8_t *packed = malloc(N > 0 && row > 0 ? (size_t)(N * row) : 1);
+    if (!packed)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %lld bytes for output %s",
+                       (long long)(N * row), o->name);
+    for (int64_t n = 0; n < N; n++)   /* from the pitch to SPEC §1a's packed rows */
+        memcpy(packed + n * row, rows + n * stride, (size_t)row);
+    q4_status st = q4ref_unpack_flat(packed, N, K, o->got_code, err);
+    free(packed);
+    return st;
 }
 
 /* Downloads `bytes` of buf into *raw (malloc'ed), checking the guard words. */

@@ -99,7 +99,7 @@ typedef struct q4h_if_fields {
 typedef struct q4h_if_buffer {
     int tensor;                /* index into the op's tensors */
     q4h_layout layout;
-    q4h_expr *row_stride;      /* scales only; NULL = N */
+    q4h_expr *row_stride;      /* scales and flat; NULL = N floats, ceil(K/2) bytes */
     char stride_text[Q4H_EXPR_MAX_CHARS + 1];
     char key[96];              /* where it was first bound (or bound "optional": false) */
     bool written;
@@ -278,7 +278,8 @@ q4_status q4h_if_eval_word(const q4h_if_case *k, const q4h_expr *e, const char *
 /* Every field of fs at its offset in dst (fs->bytes of them). */
 q4_status q4h_if_eval_fields(const q4h_if_case *k, const q4h_if_fields *fs, uint8_t *dst);
 /* The contents of the file's buffer i for this case (*bytes of them, malloc'ed), or
- * *data NULL for an output (sentinel-filled by the caller). */
+ * *data NULL for an output that the caller fills with the sentinel (an output with
+ * padded rows gets its contents: q4h_layout_blank). */
 q4_status q4h_if_buffer_data(const q4h_if_case *k, int i, q4h_outputs *out, void **data,
                              size_t *bytes);
 /* Bytes of scratch buffer i (rounded up to 4). */
@@ -330,13 +331,24 @@ size_t q4h_layout_bytes(q4h_layout l, const q4_case *c, int64_t count, int64_t s
  * a byte value for flat). */
 q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, int64_t stride,
                           double padding, size_t bytes, void **data, q4_error *err);
-/* Reads output o from buf written in layout l (values, guard and padding checks). */
-q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, const q4_case *c,
-                          q4h_output *o, q4_error *err);
+/* What fills the padding of file buffer b's rows: its "padding", else 0xff (flat) or
+ * NaN (scales). */
+double q4h_if_buffer_padding(const q4h_if_buffer *b);
+/* The contents of file buffer b, an output, before the run (`bytes` of them, rows of
+ * `stride`): *data NULL where the sentinel fills it all (the caller's q4h_buffer or
+ * image does), else malloc'ed: the sentinel with each row's padding (a flat weight
+ * with padded rows) holding q4h_if_buffer_padding, so that a kernel that writes the
+ * padding shows in its readback. */
+q4_status q4h_layout_blank(const q4h_if_buffer *b, const q4_case *c, int64_t stride,
+                           size_t bytes, void **data, q4_error *err);
+/* Reads output o from buf, file f's buffer `buffer` of `bytes` bytes (values, guard
+ * and padding checks; a flat weight's padded rows compacted, their padding unchanged). */
+q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, const q4h_iface *f, int buffer,
+                          size_t bytes, const q4_case *c, q4h_output *o, q4_error *err);
 /* The same from a buffer's bytes on the host (the WebGPU worker returns them). */
 struct q4h_host_buffer;
-q4_status q4h_layout_read_host(const struct q4h_host_buffer *b, q4h_layout l, const q4_case *c,
-                               q4h_output *o, q4_error *err);
+q4_status q4h_layout_read_host(const struct q4h_host_buffer *b, const q4h_iface *f, int buffer,
+                               const q4_case *c, q4h_output *o, q4_error *err);
 
 /* ---------------- `q4cts kernels --interface NAME` (interface_builtin.c) ---------------- */
 

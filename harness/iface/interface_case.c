@@ -239,12 +239,12 @@ q4_status q4h_if_buffer_data(const q4h_if_case *k, int i, q4h_outputs *out, void
     const int64_t count = src ? src->rows * src->cols : o ? o->count : k->c->n;   /* no bias: N zeros */
     *bytes = q4h_layout_bytes(b->layout, k->c, count, stride);
     if (src)
-        return q4h_layout_from(b->layout, src, k->c, stride,
-                               b->has_padding ? b->padding : flat ? 0xff : NAN, *bytes, data,
-                               k->err);
+        return q4h_layout_from(b->layout, src, k->c, stride, q4h_if_buffer_padding(b), *bytes,
+                               data, k->err);
     if (tn->input && !(*data = calloc(1, *bytes ? *bytes : 1)))
         return q4_fail(k->err, Q4_ERR_NOMEM, "cannot allocate the zero %s", tn->name);
-    return Q4_OK;
+    /* an output: the sentinel, and the padding of padded rows, checked after the run */
+    return tn->input ? Q4_OK : q4h_layout_blank(b, k->c, stride, *bytes, data, k->err);
 }
 
 q4_status q4h_if_scratch_bytes(const q4h_if_case *k, int i, size_t *bytes)

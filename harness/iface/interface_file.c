@@ -314,13 +314,9 @@ static q4_status tensor_binding(reader *r, const char *key, json_object *o, q4h_
         snprintf(k, sizeof k, "%.80s.row_stride", key);
         return bad(r, k, "only layouts \"scales\" and \"flat\" have a row stride");
     }
-    if (stride && l == Q4H_LAYOUT_FLAT && a != Q4H_ACCESS_READ) {
-        snprintf(k, sizeof k, "%.80s.row_stride", key);
-        return bad(r, k, "a flat weight with a row stride is read only: q4cts reads a written "
-                   "one back packed (SPEC §1a)");
-    }
     /* "padding": what fills each row past its data; a JSON number (scales: a finite
-     * float, default NaN; flat: a byte 0..255, default 0xff) */
+     * float, default NaN; flat: a byte 0..255, default 0xff). A written flat weight's
+     * padding holds it before the run and must still hold it after (interface_layout.c) */
     json_object *pad = NULL;
     double padding = 0;
     if (json_object_object_get_ex(o, "padding", &pad)) {
@@ -860,6 +856,18 @@ static q4_status whole_op(reader *r)
             return bad(r, "steps", "no step binds tensor %s of op %s (its %s)", tn->name, op->op,
                        tn->role == Q4H_ROLE_IN ? "input" : "output");
     }
+    /* one buffer judged per output: a tensor written in one layout at two row
+     * strides (or paddings) would be two buffers for one output */
+    for (int b = 0; b < f->n_buffers; b++)
+        for (int e = 0; e < b; e++)
+            if (f->buffers[b].written && f->buffers[e].written &&
+                f->buffers[b].tensor == f->buffers[e].tensor &&
+                f->buffers[b].layout == f->buffers[e].layout)
+                return bad(r, f->buffers[b].key, "tensor %s is written in layout %s here and at "
+                           "%s with another row stride or padding; q4cts judges one buffer of "
+                           "each layout: write it at one row stride",
+                           op->tensors[f->buffers[b].tensor].name,
+                           layouts[f->buffers[b].layout], f->buffers[e].key);
     for (int i = 0; i < f->n_scratch; i++) {
         bool used = false;
         for (int s = 0; s < f->n_steps; s++)

@@ -2,12 +2,15 @@
  * interface file's layouts and back (docs/interface-format.md, "The layout
  * vocabulary"): fp32 and int32 as they are, W from our W_4X8 words to W_4X8 or
  * flat bytes (rows at a padded pitch, padding 0xff or the file's), scales into rows of a
- * padded stride (padding NaN or the file's); outputs read back
- * as our own kernels' are (packed_io.c for the packed weights), from a device buffer
- * or from the bytes the WebGPU worker returned. */
+ * padded stride (padding NaN or the file's); outputs start as the sentinel (a flat
+ * weight's padded rows with their padding) and are read back as our own kernels' are
+ * (packed_io.c for the packed weights: a flat weight's padded rows compacted, their
+ * padding checked unchanged), from a device buffer or from the bytes the WebGPU worker
+ * returned. */
 #include "interface.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,19 +73,70 @@ q4_status q4h_layout_from(q4h_layout l, const q4h_tensor *t, const q4_case *c, i
     return Q4_OK;
 }
 
-q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, q4h_layout l, const q4_case *c,
-                          q4h_output *o, q4_error *err)
+double q4h_if_buffer_padding(const q4h_if_buffer *b)
 {
-    if (l == Q4H_LAYOUT_W4X8)
-        return q4h_read_w4x8_output(ctx, buf, c->n, c->k, o, err);
-    if (l == Q4H_LAYOUT_FLAT)
-        return q4h_read_flat_output(ctx, buf, c->n, c->k, o, err);
-    return q4h_read_output(ctx, buf, o, err);
+    return b->has_padding ? b->padding : b->layout == Q4H_LAYOUT_FLAT ? 0xff : NAN;
 }
 
-q4_status q4h_layout_read_host(const q4h_host_buffer *b, q4h_layout l, const q4_case *c,
-                               q4h_output *o, q4_error *err)
+q4_status q4h_layout_blank(const q4h_if_buffer *b, const q4_case *c, int64_t stride,
+                           size_t bytes, void **data, q4_error *err)
 {
+    const int64_t row = (c->k + 1) / 2;
+    *data = NULL;
+    if (b->layout != Q4H_LAYOUT_FLAT || stride <= row)
+        return Q4_OK;   /* no padding: the sentinel everywhere, as for any output */
+    uint8_t *out = malloc(bytes ? bytes : 1);
+    if (!out)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes for the written flat "
+                       "weight", bytes);
+    q4h_host_image(out, NULL, bytes, 0);
+    for (int64_t n = 0; n < c->n; n++)
+        memset(out + n * stride + row, (int)q4h_if_buffer_padding(b), (size_t)(stride - row));
+    *data = out;
+    return Q4_OK;
+}
+
+/* Decodes output o from raw, the `bytes` of file f's buffer i as the kernel left them
+ * (raw becomes o->raw). */
+static q4_status decode(const q4h_iface *f, int i, const q4_case *c, void *raw, size_t bytes,
+                        q4h_output *o, q4_error *err)
+{
+    const q4h_if_buffer *b = &f->buffers[i];
+    if (b->layout == Q4H_LAYOUT_W4X8)
+        return q4h_decode_w4x8(c->n, c->k, raw, bytes, o, err);
+    /* a flat weight: its rows at the pitch the buffer was made with (bytes / N) */
+    const int64_t stride = c->n ? (int64_t)(bytes / (size_t)c->n) : 0;
+    if (!b->row_stride || stride == (c->k + 1) / 2)
+        return q4h_decode_flat(c->n, c->k, raw, bytes, o, err);
+    char what[200];
+    snprintf(what, sizeof what, "%.96s (tensor %s, layout flat, rows of %lld bytes)", b->key,
+             f->op->tensors[b->tensor].name, (long long)stride);
+    return q4h_decode_flat_rows(c->n, c->k, stride, (uint8_t)q4h_if_buffer_padding(b), what,
+                                raw, bytes, o, err);
+}
+
+q4_status q4h_layout_read(q4vk_context *ctx, q4vk_buffer *buf, const q4h_iface *f, int buffer,
+                          size_t bytes, const q4_case *c, q4h_output *o, q4_error *err)
+{
+    const q4h_layout l = f->buffers[buffer].layout;
+    if (l != Q4H_LAYOUT_W4X8 && l != Q4H_LAYOUT_FLAT)
+        return q4h_read_output(ctx, buf, o, err);
+    void *raw = malloc(bytes ? bytes : 1);
+    if (!raw)
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes for output %s", bytes,
+                       o->name);
+    q4_status st = q4h_read(ctx, buf, raw, bytes, &o->guard_ok, &o->guard_bad_at, err);
+    if (st != Q4_OK) {
+        free(raw);
+        return st;
+    }
+    return decode(f, buffer, c, raw, bytes, o, err);
+}
+
+q4_status q4h_layout_read_host(const q4h_host_buffer *b, const q4h_iface *f, int buffer,
+                               const q4_case *c, q4h_output *o, q4_error *err)
+{
+    const q4h_layout l = f->buffers[buffer].layout;
     if (l != Q4H_LAYOUT_W4X8 && l != Q4H_LAYOUT_FLAT) {
         q4h_read_host_output(b, o);
         return Q4_OK;
@@ -92,6 +146,5 @@ q4_status q4h_layout_read_host(const q4h_host_buffer *b, q4h_layout l, const q4_
         return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes for output %s", b->bytes,
                        o->name);
     q4h_read_host(b, raw, b->bytes, &o->guard_ok, &o->guard_bad_at);
-    return l == Q4H_LAYOUT_W4X8 ? q4h_decode_w4x8(c->n, c->k, raw, b->bytes, o, err)
-                                : q4h_decode_flat(c->n, c->k, raw, b->bytes, o, err);
+    return decode(f, buffer, c, raw, b->bytes, o, err);
 }

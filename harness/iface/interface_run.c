@@ -134,7 +134,7 @@ q4_status q4h_iface_gpu_run(q4vk_context *ctx, const q4h_iface *f, const q4h_op 
     for (int b = 0; b < f->n_buffers && st == Q4_OK; b++) {
         q4h_output *o = q4h_if_output_of(f, b, out);
         if (f->buffers[b].written && o)
-            st = q4h_layout_read(ctx, r->buffers[b], f->buffers[b].layout, c, o, err);
+            st = q4h_layout_read(ctx, r->buffers[b], f, b, r->bytes[b], c, o, err);
     }
     q4h_buffers_free(ctx, r->buffers, f->n_buffers);
     q4h_buffers_free(ctx, r->scratch, f->n_scratch);

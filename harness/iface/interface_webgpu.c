@@ -230,7 +230,7 @@ q4_status q4h_iface_wg_read(const q4h_iface *f, const q4_case *c, const q4h_host
     for (int i = 0; i < f->n_buffers && st == Q4_OK; i++) {
         q4h_output *o = q4h_if_output_of(f, i, out);
         if (f->buffers[i].written && o)
-            st = q4h_layout_read_host(&b[i], f->buffers[i].layout, c, o, err);
+            st = q4h_layout_read_host(&b[i], f, i, c, o, err);
     }
     return st;
 }
