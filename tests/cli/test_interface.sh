@@ -58,8 +58,15 @@ edit "$src/tests/interfaces/linear_q4gsw_backward/linear_q4gsw_backward.json" pa
 expect 2 'pad_byte.json: steps\[0\].bindings\[2\].padding: a flat weight.s padding is a byte: an integer 0 to 255' -- run linear_q4gsw_backward pad_byte.json
 edit "$src/tests/interfaces/linear_q4gsw_backward/linear_q4gsw_backward.json" pad_str.json 'f["steps"][0]["bindings"][3]["row_stride"] = "N + 1"; f["steps"][0]["bindings"][3]["padding"] = "nan"'
 expect 2 'pad_str.json: steps\[0\].bindings\[3\].padding: expected a number, got string' -- run linear_q4gsw_backward pad_str.json
-edit "$src/tests/interfaces/webgpu/q4gsw_requant/q4gsw_requant.json" flat_out.json 'b = [x for x in f["steps"][0]["bindings"] if x.get("tensor") == "w"][0]; b["row_stride"] = "K"'
-expect 2 'flat_out.json: steps\[0\].bindings\[[0-9]\].row_stride: a flat weight with a row stride is read only: q4cts reads a written one back packed' -- "$q4cts" run --api webgpu --filter 'q4cts.q4gsw_requant.*' --interface flat_out.json
+# a written flat weight may have padded rows, at one row stride: written at two, it
+# would be two buffers for the one output judged; scales are never written
+rq_wgsl="$src/tests/interfaces/webgpu/q4gsw_requant"
+edit "$rq_wgsl/q4gsw_requant.json" two_pitch.json "import copy; s = f['steps'][0]; s['wgsl'] = '$rq_wgsl/q4gsw_requant_flat.wgsl'; t = copy.deepcopy(s); t['name'] = 'again'; t['bindings'][0]['row_stride'] = 'align(K, 8) / 2'; f['steps'].append(t)"
+expect 2 'two_pitch.json: steps\[1\].bindings\[0\]: tensor w is written in layout flat here and at steps\[0\].bindings\[0\] with another row stride or padding; q4cts judges one buffer of each layout' -- \
+  "$q4cts" run --api webgpu --filter 'q4cts.q4gsw_requant.*' --interface two_pitch.json
+edit "$rq_wgsl/q4gsw_requant.json" scales_out.json 'f["steps"][0]["bindings"][2]["access"] = "write"'
+expect 2 'scales_out.json: steps\[0\].bindings\[2\].access: tensor scales is an input of op q4gsw_requant: its access must be "read"' -- \
+  "$q4cts" run --api webgpu --filter 'q4cts.q4gsw_requant.*' --interface scales_out.json
 edit $a expr.json 'f["steps"][0]["workgroups"][0] = "ceil_div(numel, 4"'
 expect 2 'expr.json: steps\[0\].workgroups\[0\]: bad expression: at character 18: expected .\). after the arguments of ceil_div' -- run adamw_step expr.json
 edit $a name.json 'f["steps"][0]["push_constants"][0]["value"] = "N"'
@@ -285,6 +292,22 @@ if "$q4cts" devices >/dev/null 2>&1; then
   edit padread.json padread_default.json 'del f["steps"][0]["bindings"][2]["padding"]'
   expect 1 'Fail +q4cts.linear_q4gsw_backward.grouped' -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
     --filter 'q4cts.linear_q4gsw_backward.grouped.*' --interface padread_default.json
+  # a written flat weight with padded rows (tests/interfaces/q4gsw_requant/: the
+  # kernel pads each row with code 8, bytes 0x88, as the file's "padding" says): its
+  # padding starts as the file's byte, 0xff without one, and must hold it after the
+  # run, so the same kernel fails against the default, naming binding, row and byte;
+  # a row stride beyond the device's binding is NotSupported before any memory
+  rq="$work/../interfaces/q4gsw_requant"
+  edit "$rq/q4gsw_requant.json" rq_default.json "f['steps'][0]['spirv'] = '$rq/q4gsw_requant_w4x8.spv'; f['steps'][1]['spirv'] = '$rq/q4gsw_requant_flat.spv'; del f['steps'][1]['bindings'][0]['padding']"
+  expect 1 'message: the padding of steps\[1\].bindings\[0\] \(tensor w, layout flat, rows of 20 bytes\) was written: row n=0, byte 18 of its 20 \(data: bytes 0 to 17\) is 0x88, not the padding 0xff it held before the run$' -- \
+    "$q4cts" run --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rq_default.json
+  also '^Fail +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 '
+  # the rows are compacted from the file's pitch: unpadded rows (K % 8 == 0) pass too
+  expect 0 '^Pass +q4cts.q4gsw_requant.odd_n4.n12_k32_g32 ' -- \
+    "$q4cts" run --filter q4cts.q4gsw_requant.odd_n4.n12_k32_g32 --interface rq_default.json
+  edit rq_default.json rq_big.json 'f["steps"][1]["bindings"][0]["row_stride"] = 2147483647'
+  expect 0 '^NotSupported +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 .*rq_big.json: steps\[1\].bindings\[0\].row_stride: a row stride of 2147483647 makes the flat weight longer than the [0-9]+ bytes the device binds' -- \
+    "$q4cts" run --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rq_big.json
   # a pitch below the packed row is the case's InternalError naming the key
   edit pitch.json pitch_short.json 'f["steps"][0]["bindings"][2]["row_stride"] = "K / 2 - 1"'
   expect 1 'pitch_short.json: steps\[0\].bindings\[2\].row_stride: the value [0-9]+ is outside \[[0-9]+, 2147483647\] for this case' -- \

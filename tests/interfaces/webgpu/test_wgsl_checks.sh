@@ -208,5 +208,42 @@ expect 0 'buffer wf.fp32 needs [0-9]+ bytes; the case.s lowered limit binds at m
   "$q4cts" run --api webgpu --strict --interface "$ex/dequantize.json" \
   --filter q4cts.dequantize.small_device.n64_k512_g32_binding8192
 
+# ---- a written flat weight with padded rows, read back from the worker's bytes: the
+# example requant kernel made to write rows of K rounded up to 8 codes, padding them
+# with code 8 (bytes 0x88, the file's "padding") ----
+rqx=$src/tests/interfaces/webgpu/q4gsw_requant
+sed -e 's/^  words: u32,/&\n  row_bytes: u32,/' \
+    -e 's/^  let row_bytes = sizes.K \/ 2u;/  let row_bytes = sizes.row_bytes;/' \
+    -e 's/^    let k = 2u \* (b % row_bytes) + i % 2u;/&\n    if (k >= sizes.K) {\n      word |= 8u << (4u * i);   \/\/ the row.s padding: code 8\n      continue;\n    }/' \
+    "$rqx/q4gsw_requant_flat.wgsl" >rows.wgsl
+grep -q 'word |= 8u << (4u \* i);' rows.wgsl || fail "rows.wgsl was not made"
+python3 -c "
+import json, sys
+f = json.load(open(sys.argv[1]))
+s = f['steps'][0]
+s['wgsl'] = sys.argv[2]
+f['requires'][0]['condition'] = 'ceil_div(N * align(K, 8) / 8, 64) <= max_workgroups_x'
+w = [b for b in s['bindings'] if b.get('tensor') == 'w'][0]
+w['row_stride'] = 'align(K, 8) / 2'
+w['padding'] = 136
+u = [b for b in s['bindings'] if 'uniform' in b][0]['uniform']
+u[4]['value'] = 'N * align(K, 8) / 8'
+u.append({'name': 'row_bytes', 'type': 'uint', 'value': 'align(K, 8) / 2'})
+s['workgroups'][0] = 'ceil_div(N * align(K, 8) / 8, 64)'
+json.dump(f, open(sys.argv[3], 'w'))" "$rqx/q4gsw_requant.json" rows.wgsl rows.json || fail "rows.json was not made"
+expect 0 'result: PASS' -- "$q4cts" run --api webgpu --strict --caselist "$src/cases/mustpass.txt" \
+  --filter 'q4cts.q4gsw_requant.*' --interface rows.json
+also '^Pass +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 '
+# the padding written (code 0): the case fails, naming the binding, row and byte
+sed 's/word |= 8u << (4u \* i);/word |= 0u;/' rows.wgsl >rows0.wgsl
+sed 's/"rows.wgsl"/"rows0.wgsl"/' rows.json >rows0.json
+expect 1 'message: the padding of steps\[0\].bindings\[0\] \(tensor w, layout flat, rows of 20 bytes\) was written: row n=0, byte 18 of its 20 \(data: bytes 0 to 17\) is 0x00, not the padding 0x88 it held before the run$' -- \
+  "$q4cts" run --api webgpu --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rows0.json
+# the kernel told the packed pitch while the file says the padded one: wrong codes
+sed 's/"value": "align(K, 8) \/ 2"}\]/"value": "K \/ 2"}]/' rows.json >rows_pitch.json
+grep -q '"value": "K / 2"}]' rows_pitch.json || fail "rows_pitch.json was not made"
+expect 1 '^Fail +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 .*margin inf' -- \
+  "$q4cts" run --api webgpu --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rows_pitch.json
+
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]
