@@ -305,6 +305,22 @@ if "$q4cts" devices >/dev/null 2>&1; then
   # the rows are compacted from the file's pitch: unpadded rows (K % 8 == 0) pass too
   expect 0 '^Pass +q4cts.q4gsw_requant.odd_n4.n12_k32_g32 ' -- \
     "$q4cts" run --filter q4cts.q4gsw_requant.odd_n4.n12_k32_g32 --interface rq_default.json
+  # a kernel that leaves the padding bytes as it found them (the row's last word
+  # merged in with atomics) passes with the default padding and with the file's: the
+  # padding is filled before the run, not only compared after it
+  sed -e 's/^layout(set = 0, binding = 0) writeonly buffer restrict PackedBuf/layout(set = 0, binding = 0) buffer PackedBuf/' \
+      -e 's/^    t_packed\[n \* row_words + w\] = word;/    if (8 * w + 8 <= K) {\n&\n    } else {\n        const uint data = (1u << (4 * (K - 8 * w))) - 1u;\n        atomicAnd(t_packed[n * row_words + w], word | ~data);\n        atomicOr(t_packed[n * row_words + w], word \& data);\n    }/' \
+      "$src/tests/interfaces/q4gsw_requant/q4gsw_requant_flat.comp" >keep.comp
+  grep -q '^layout(set = 0, binding = 0) buffer PackedBuf' keep.comp && grep -q 'atomicOr(t_packed' keep.comp ||
+    fail "keep.comp: the atomic merge was not edited in"
+  "$glslang" --target-env vulkan1.1 -V --quiet -o keep.spv keep.comp || fail "keep.comp does not compile"
+  edit rq_default.json rq_keep.json 'f["steps"][1]["spirv"] = "keep.spv"'
+  expect 0 'result: PASS' -- "$q4cts" run --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.q4gsw_requant.*' --interface rq_keep.json
+  also '^Pass +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 '
+  edit rq_keep.json rq_keep88.json 'f["steps"][1]["bindings"][0]["padding"] = 136'
+  expect 0 '^Pass +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 ' -- \
+    "$q4cts" run --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rq_keep88.json
   edit rq_default.json rq_big.json 'f["steps"][1]["bindings"][0]["row_stride"] = 2147483647'
   expect 0 '^NotSupported +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 .*rq_big.json: steps\[1\].bindings\[0\].row_stride: a row stride of 2147483647 makes the flat weight longer than the [0-9]+ bytes the device binds' -- \
     "$q4cts" run --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rq_big.json
