@@ -106,7 +106,7 @@ static q4_status decode(const q4h_iface *f, int i, const q4_case *c, void *raw, 
         return q4h_decode_w4x8(c->n, c->k, raw, bytes, o, err);
     /* a flat weight: its rows at the pitch the buffer was made with (bytes / N) */
     const int64_t stride = c->n ? (int64_t)(bytes / (size_t)c->n) : 0;
-    if (!b->row_stride || stride == (c->k + 1) / 2)
+    if (!b->row_stride || c->n == 0 || stride == (c->k + 1) / 2)
         return q4h_decode_flat(c->n, c->k, raw, bytes, o, err);
     char what[200];
     snprintf(what, sizeof what, "%.96s (tensor %s, layout flat, rows of %lld bytes)", b->key,
