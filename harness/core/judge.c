@@ -202,7 +202,7 @@ static void stat_add_sums(stat_sums *a, const stat_sums *b)
  * how the columns are shared out). */
 static void stat_column_sums(const q4h_output *o, stat_sums *col)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (o->count > CHUNK)
     for (int64_t j0 = 0; j0 < o->cols; j0 += 64) {
         int64_t j1 = j0 + 64 < o->cols ? j0 + 64 : o->cols;
         for (int64_t r = 0; r < o->rows; r++)
@@ -230,7 +230,7 @@ static void judge_stat(const q4h_output *o, stat_worst *w)
         free(col);
         return;   /* out of memory: no statistic, as for the columns */
     }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (o->count > CHUNK)
     for (int64_t b = 0; b < n_blocks; b++) {
         int64_t r = b / per_row, j0 = b % per_row * CHUNK;
         stat_block(o, r, j0, j0 + CHUNK < o->cols ? j0 + CHUNK : o->cols, &blocks[b]);
@@ -331,7 +331,7 @@ static void judge_elements(const q4h_output *o, worst *w, int64_t *over, int64_t
     const int64_t n_chunks = (o->count - first + CHUNK - 1) / CHUNK;
     chunk_worst *chunks = malloc((size_t)(n_chunks > 0 ? n_chunks : 1) * sizeof *chunks);
     if (chunks) {
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (n_chunks > 1)
         for (int64_t c = 0; c < n_chunks; c++) {
             int64_t a = first + c * CHUNK;
             scan_chunk(o, a, a + CHUNK < o->count ? a + CHUNK : o->count, &chunks[c]);
