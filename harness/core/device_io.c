@@ -15,7 +15,9 @@ void q4h_host_image(void *image, const void *init, size_t bytes, size_t guard_by
     if (init) {
         memcpy(host, init, bytes);
     } else {
-        for (size_t i = 0; i < bytes / 4; i++)
+        /* on every core: an output of a big case is gigabytes of sentinel */
+#pragma omp parallel for schedule(static) if (bytes > ((size_t)1 << 20))
+        for (int64_t i = 0; i < (int64_t)(bytes / 4); i++)
             host[i] = Q4H_SENTINEL;
         memset((char *)host + bytes / 4 * 4, 0xFF, bytes % 4);
     }
