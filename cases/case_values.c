@@ -58,6 +58,25 @@ void q4c_fill_bits(q4c_rng g, float *a, int64_t n, int bits, int emin, int emax)
     }
 }
 
+void q4c_pack_w4x8(const uint8_t *codes, int64_t N, int64_t K, uint32_t *w)
+{
+    /* The words of the four k of one group of four (k / 4) are a run of their own
+     * (q4_w4x8_word): each run is packed alone, on every core, into the same words
+     * q4_w4x8_pack writes, padding included. K is a multiple of 4 (q4_check_weight). */
+    const int64_t run = 4 * q4_n8(N);   /* q4_w4x8_words(N, K) = K / 4 runs */
+#pragma omp parallel for schedule(static)
+    for (int64_t k4 = 0; k4 < K / 4; k4++) {
+        for (int64_t i = k4 * run; i < (k4 + 1) * run; i++)
+            w[i] = Q4_W4X8_PAD;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t k = 4 * k4; k < 4 * k4 + 4; k++) {
+                uint32_t *word = &w[q4_w4x8_word(N, n, k)];
+                const unsigned sh = q4_w4x8_shift(n, k);
+                *word = (*word & ~(0xFu << sh)) | (uint32_t)codes[n * K + k] << sh;
+            }
+    }
+}
+
 void q4c_fill_wide(q4c_rng g, float *a, int64_t n, int emin, int emax)
 {
     q4c_fill_bits(g, a, n, 24, emin, emax);
@@ -79,8 +98,11 @@ void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode)
                       mode == Q4C_SCALES_WIDE ? 20 : mode == Q4C_SCALES_HUGE ? 100 : -100);
         return;
     }
+    /* One draw per scale, whatever the mode: on every core, as the fills above. */
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        uint64_t r = q4c_next(&g);
+        q4c_rng gi = q4c_at(g, i);
+        uint64_t r = q4c_next(&gi);
         int special = ((r >> 8) & 3) == 0;   /* one in four */
         if (mode == Q4C_SCALES_ALL_ZERO)
             s[i] = q4c_signed_zero((r >> 10) & 1);
@@ -123,8 +145,13 @@ q4_status q4c_make_weight(const q4_case *c, q4_inputs *in, q4c_scale_mode mode, 
     q4c_rng g = q4c_stream(c, "codes");
     Q4C_ALLOC(in, codes, N * K, "codes");
     Q4C_ALLOC(in, w4x8, q4_w4x8_words(N, K), "W_4X8 weights");
-    for (int64_t i = 0; i < N * K; i++) in->codes[i] = (uint8_t)(q4c_next(&g) >> 60);
-    q4_w4x8_pack(in->codes, N, K, in->w4x8);
+    /* One draw per code: on every core, as the fills above. */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < N * K; i++) {
+        q4c_rng gi = q4c_at(g, i);
+        in->codes[i] = (uint8_t)(q4c_next(&gi) >> 60);
+    }
+    q4c_pack_w4x8(in->codes, N, K, in->w4x8);
     q4c_spoil_scales(c, in->scales, ns);
     return Q4_OK;
 }

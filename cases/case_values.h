@@ -32,6 +32,8 @@ typedef enum q4c_scale_mode {
     Q4C_SCALES_ALL_ZERO, /* every scale +0 or -0 */
 } q4c_scale_mode;
 void q4c_fill_scales(q4c_rng g, float *s, int64_t n, q4c_scale_mode mode);
+/* q4_w4x8_pack on every core: the same words (K a multiple of 4). */
+void q4c_pack_w4x8(const uint8_t *codes, int64_t N, int64_t K, uint32_t *w);
 
 /* malloc of count elements; NULL with *st and err set when the size overflows or the
  * allocation fails. */

@@ -166,12 +166,19 @@ q4_status q4ref_linear_shared_var(int fwd, const float *act, const uint32_t *w,
     }
     for (int64_t j = 0; j < cols; j++)
         var_v[j] = var_0[j] = 0;
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t k = 0; k < K; k++) {
-            int64_t i = n * K + k, j = fwd ? n : k;
-            var_v[j] += u2 * (wd[i] * tv[i]) * (wd[i] * tv[i]);
-            var_0[j] += u2 * (wd[i] * t0[i]) * (wd[i] * t0[i]);
-        }
+    /* Column j's sum runs over n, then k, in order, as one pass takes it; the columns
+     * are shared out over the cores (forward: j = n, a row of [N,K] each; backward:
+     * j = k, a run of 64 columns each, down every row). */
+#pragma omp parallel for schedule(static)
+    for (int64_t j0 = 0; j0 < cols; j0 += 64) {
+        const int64_t j1 = j0 + 64 < cols ? j0 + 64 : cols;
+        for (int64_t n = fwd ? j0 : 0; n < (fwd ? j1 : N); n++)
+            for (int64_t k = fwd ? 0 : j0; k < (fwd ? K : j1); k++) {
+                int64_t i = n * K + k, j = fwd ? n : k;
+                var_v[j] += u2 * (wd[i] * tv[i]) * (wd[i] * tv[i]);
+                var_0[j] += u2 * (wd[i] * t0[i]) * (wd[i] * t0[i]);
+            }
+    }
 done:
     free(ad);
     free(wd);

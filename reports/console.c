@@ -282,6 +282,10 @@ static void case_line(q4_console *c, const q4_result *r)
         fmt_dur(gpu, r->gpu_ms * 1e-3);
         fprintf(c->out, "  gpu %s", gpu);
     }
+    if (r->input_ms >= 0) {
+        fmt_dur(gpu, r->input_ms * 1e-3);
+        fprintf(c->out, "  inputs %s", gpu);
+    }
     if (r->truth_ms >= 0) {
         fmt_dur(gpu, r->truth_ms * 1e-3);
         fprintf(c->out, "  truth %s", gpu);

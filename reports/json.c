@@ -168,6 +168,7 @@ q4_status q4_json_add_at(q4_json *j, const q4_result *r, size_t position, q4_err
     q4rep_json_member_num(b, "seconds", r->seconds);
     q4rep_json_member_num(b, "gpu_ms", r->gpu_ms >= 0 ? r->gpu_ms : NAN);   /* < 0: unknown */
     q4rep_json_member_num(b, "truth_ms", r->truth_ms >= 0 ? r->truth_ms : NAN);
+    q4rep_json_member_num(b, "input_ms", r->input_ms >= 0 ? r->input_ms : NAN);
     q4rep_json_member_num(b, "worst_err", r->worst_err);
     q4rep_json_member_num(b, "worst_margin", r->worst_margin);
     q4rep_json_member_num(b, "stat_margin", r->stat_margin);

@@ -224,6 +224,8 @@ static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
         q4rep_buf_printf(b, "\ngpu: %.4f ms", r->gpu_ms);
     else
         q4rep_buf_puts(b, "\ngpu: unknown");
+    if (r->input_ms >= 0)
+        q4rep_buf_printf(b, "\ninputs: %.4f ms", r->input_ms);
     if (r->truth_ms >= 0)
         q4rep_buf_printf(b, "\ntruth: %.4f ms", r->truth_ms);
     if (r->message[0]) {

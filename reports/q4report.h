@@ -52,6 +52,9 @@ typedef struct q4_result {
     double seconds;        /* wall time of the case */
     double gpu_ms;         /* < 0 if unknown */
     double truth_ms;       /* wall time of the reference's truth (fp64 and bounds); < 0 if unknown */
+    double input_ms;       /* wall time of making the case's inputs (q4_case_inputs: the seeded
+                              values and the contract's checks of them); < 0 if unknown (replay's
+                              inputs come from a dump, or the case ended before them) */
     double worst_err;      /* |got - expected| at the worst-margin element; NAN if not judged */
     double worst_margin;   /* max over elements of err / bound (<= 1 passes); NAN if not judged */
     double stat_margin;    /* max over outputs and rows of statistic / envelope (<= 1 passes,
@@ -159,7 +162,8 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *            "properties": {key: value, ...},
  *            "shader_coverage": null (not measured) or [ {kernel, override, lines,
  *                 lines_hit, branches, branches_hit, blocks, blocks_hit}, ... ],
- *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, worst_err,
+ *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, truth_ms,
+ *                          input_ms, worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
  *                          elements, message, repro, api (when set), tries, baseline,
  *                          surprise}, ... ],
@@ -168,8 +172,9 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *                        "unexpected_pass": n, "unexpected_fail": n}}}
  * ok is q4_result_ok; baseline the verdict --baseline expects (null without one);
  * surprise "unexpected pass" or "unexpected fail" against it, else null.
- * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, gpu_ms < 0 and
- * index < 0 are null. Strings are valid UTF-8 (bad bytes become U+FFFD). */
+ * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, gpu_ms,
+ * truth_ms and input_ms < 0 (unknown) and index < 0 are null (docs/reports.md, "Time
+ * per case", says what the times measure). Strings are valid UTF-8 (bad bytes become U+FFFD). */
 typedef struct q4_json q4_json;
 q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops, q4_json **out, q4_error *err);
 /* Addition: strict mode (default 0), recorded in "strict" and in each result's "ok"

@@ -13,6 +13,7 @@ void q4_result_init(q4_result *r)
     r->verdict = Q4_INTERNAL_ERROR;  /* a result never given a verdict must not pass */
     r->gpu_ms = -1.0;
     r->truth_ms = -1.0;
+    r->input_ms = -1.0;
     r->worst_err = NAN;
     r->worst_margin = NAN;
     r->stat_margin = NAN;

@@ -153,12 +153,14 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     }
     if (q4c_values_is(c, "tiny_grad")) {
         q4c_fill_wide(q4c_stream(c, "grad"), in->grad, n, -126, -100);
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n; i += 2)
             in->v[i] = 0.0f;
     }
     if (q4c_values_is(c, "lr0"))
         in->lr = 0.0f;
     if (q4c_values_is(c, "zero_grad"))
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n; i++) {
             in->grad[i] = 0.0f;
             in->v[i] = 0.0f;

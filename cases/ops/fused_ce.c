@@ -120,6 +120,7 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
         q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 100ll << 17, 17);
     else if (q4c_values_is(c, "far_logits")) {   /* 90 or -110, +-10: exact, |x| < 128 */
         q4c_fill_sym(q4c_stream(c, "logits"), in->logits, R * V, 10ll << 17, 17);
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < R * V; i++)
             in->logits[i] += (i / V) % 2 ? -110.0f : 90.0f;
     } else                                /* [-10, 10) */

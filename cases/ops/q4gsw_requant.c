@@ -163,6 +163,18 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     q4c_spoil_scales(c, in->scales, ns);
     q4c_rng g = q4c_stream(c, "latent");
     Q4C_ALLOC(in, latent, N * K, "latent");
+    if (lm == LATENT_ORDINARY || lm == LATENT_WIDE) {
+        /* One draw per element in these modes (latent_value): element n*K + k's
+         * generator is the stream after n*K + k draws, so they run on every core with
+         * the bits of one pass. The other modes draw one to four times per element;
+         * they are the small value-class cases, made in one pass. */
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < N * K; i++) {
+            q4c_rng gi = q4c_at(g, i);
+            in->latent[i] = latent_value(&gi, in->scales[(i % K / c->gs) * N + i / K], lm);
+        }
+        return Q4_OK;
+    }
     for (int64_t n = 0; n < N; n++)
         for (int64_t k = 0; k < K; k++)
             in->latent[n * K + k] = latent_value(&g, in->scales[(k / c->gs) * N + n], lm);

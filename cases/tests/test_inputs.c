@@ -185,6 +185,19 @@ static const struct { const char *name; uint64_t seed, hash; } golden[] = {
     {"q4cts.fused_ce.masked.r8_v256_p25", 0, 0x8e21adfd2548df7full},
     {"q4cts.adamw_step.late_step.n1024_t10000_w1", 0, 0xe0b464682c0caa93ull},
     {"q4cts.adamw_step.wd_on.n1024_t1_w1", 12345, 0x03a3c7cd0672e48dull},
+    /* the makers that run on every core: their values are those of one pass */
+    {"q4cts.dequantize.custom.n44_k96_g8", 0, 0x49a1dc5f3f234d61ull},
+    {"q4cts.q4gsw_requant.custom.n44_k96_g32", 0, 0x2d91522e42ab6fddull},
+    {"q4cts.q4gsw_requant.grouped.n32_k128_g32.wide", 0, 0x2545e546110827a5ull},
+    {"q4cts.q4gsw_requant.odd_n4.n20_k128_g32.overflow", 0, 0x6fba6e72476f509bull},
+    {"q4cts.q4gsw_requant.custom.n44_k96_g32.signed_zeros", 0, 0x9426d8661545cb62ull},
+    {"q4cts.q4gsw_requant.grouped.n48_k64_g4.all_zero_scales", 0, 0xbc3bdf4eba3bf89dull},
+    {"q4cts.linear_q4gsw.custom.m3_n20_k64_g16.deep", 0, 0xe98433adb488d654ull},
+    {"q4cts.linear_q4gsw.custom.m3_n20_k64_g16_b1.outlier", 0, 0x8db32207dd95803dull},
+    {"q4cts.adamw_step.custom.n1023_t5_w1.tiny_grad", 0, 0x8c5489c4a7b4de29ull},
+    {"q4cts.adamw_step.unaligned.n7_t3_w0.zero_grad", 0, 0xe89d232af91d9df7ull},
+    {"q4cts.fused_ce.unaligned_v.r8_v1001_p25.far_logits", 0, 0x31afb174a73edf63ull},
+    {"q4cts.fused_ce.unaligned_v.r3_v7_p0.big_logits", 0, 0x31350b83f71d0433ull},
 };
 
 START_TEST(golden_hashes)
@@ -202,15 +215,34 @@ START_TEST(golden_hashes)
 }
 END_TEST
 
-/* The element-wise fills run on every core (case_values.c): the same bits with one
- * thread and with several, for every kind of fill (fixed point, full and short
- * significands, the AdamW range fill) and a size that splits across threads. */
+/* The input makers run on every core (case_values.c, the ops' makers): the same bits with one
+ * thread and with several, for every op's maker and every kind of fill (fixed point,
+ * full and short significands, the AdamW range fill, scales of each mode, codes and
+ * their W_4X8 packing, requant's latents, the classes' rewrites), on sizes that split
+ * across threads with tails (odd counts, N/4 odd: W_4X8 padding). */
 START_TEST(same_bits_on_any_thread_count)
 {
     static const char *const names[] = {
         "q4cts.adamw_step.custom.n1000003_t7_w1", "q4cts.linear_q4gsw.custom.m1001_n8_k256_g32.wide",
         "q4cts.linear_q4gsw.custom.m1001_n8_k256_g32.deep", "q4cts.fused_ce.custom.r9_v100003_p0",
         "q4cts.adamw_step.custom.n1000003_t7_w1.huge_grad",
+        "q4cts.adamw_step.custom.n1000003_t7_w1.tiny_grad",
+        "q4cts.adamw_step.custom.n1000003_t7_w1.zero_grad",
+        "q4cts.fused_ce.custom.r9_v100003_p0.far_logits",
+        "q4cts.fused_ce.custom.r9_v100003_p34.big_logits",
+        "q4cts.dequantize.custom.n1004_k264_g8",
+        "q4cts.dequantize.custom.n1004_k264_g8.tiny",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8.wide",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8.clamp_edges",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8.signed_zeros",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8.ties",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8.overflow",
+        "q4cts.q4gsw_requant.custom.n1004_k264_g8.all_zero_scales",
+        "q4cts.linear_q4gsw.custom.m1001_n1004_k64_g16_b1.outlier",
+        "q4cts.linear_q4gsw_backward.custom.m1001_n12_k64_g16.tiny",
+        "q4cts.linear_dW.custom.m1001_n8_k260.tiny",
+        "q4cts.linear_dW.custom.m1001_n8_k260",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         omp_set_num_threads(1);

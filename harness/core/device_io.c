@@ -15,7 +15,9 @@ void q4h_host_image(void *image, const void *init, size_t bytes, size_t guard_by
     if (init) {
         memcpy(host, init, bytes);
     } else {
-        for (size_t i = 0; i < bytes / 4; i++)
+        /* on every core: an output of a big case is gigabytes of sentinel */
+#pragma omp parallel for schedule(static) if (bytes > ((size_t)1 << 20))
+        for (int64_t i = 0; i < (int64_t)(bytes / 4); i++)
             host[i] = Q4H_SENTINEL;
         memset((char *)host + bytes / 4 * 4, 0xFF, bytes % 4);
     }
@@ -30,17 +32,23 @@ q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t g
                      q4vk_buffer **out, q4_error *err)
 {
     size_t total = bytes + guard_bytes;
-    uint32_t *host = malloc(total);
+    /* Given data goes up from the caller's array and the guard words after it: no host
+     * image of the whole (a copy of gigabytes, on one core, for a big case). Without
+     * data, the sentinel image is made and sent whole. */
+    size_t image = init ? guard_bytes : total;
+    uint32_t *host = malloc(image ? image : 1);
     q4_status st;
     *out = NULL;
     if (!host)
-        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory", total);
-    q4h_host_image(host, init, bytes, guard_bytes);
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate %zu bytes of host memory", image);
+    q4h_host_image(host, NULL, init ? 0 : bytes, guard_bytes);
     st = q4vk_buffer_create(ctx, total, out, err);
     if (st == Q4_OK) /* the guard words are not data: --bounds-check flags a load of them */
         q4vk_buffer_set_data_bytes(*out, bytes);
-    if (st == Q4_OK)
-        st = q4vk_upload(ctx, *out, 0, host, total, err);
+    if (st == Q4_OK && init && bytes)
+        st = q4vk_upload(ctx, *out, 0, init, bytes, err);
+    if (st == Q4_OK && image)
+        st = q4vk_upload(ctx, *out, init ? bytes : 0, host, image, err);
     if (st != Q4_OK && *out) {
         q4vk_buffer_destroy(ctx, *out);
         *out = NULL;

@@ -13,8 +13,18 @@
  * norm of the errors, once each row's shared factor is taken out (least squares on
  * shr), against q4ref_stat_rms_envelope. The largest statistic / envelope is the
  * case's statistical margin; above 1 the case fails even if every element is within
- * its bound. */
+ * its bound.
+ *
+ * Both loops run on every core (OpenMP) and give the same result with any thread
+ * count: the elements are cut into chunks of CHUNK (a row's statistical sums into
+ * blocks of CHUNK columns) whose bounds do not depend on the thread count; each
+ * chunk is scanned in index order and the chunks are joined in index order. The
+ * worst element is the first of the largest margins, as one pass in index order
+ * finds it; a row of at most CHUNK columns is summed exactly as one pass sums it,
+ * a longer one block by block (harness.judge compares 1 and several threads). */
 #include "judge.h"
+
+#include <omp.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +44,10 @@ static void consider(worst *w, const q4h_output *o, int64_t i, double margin, do
         *w = (worst){ margin, err, got, expected, bound, o, i };
     }
 }
+
+/* Elements per chunk of the per-element check, and columns per block of a row's
+ * statistical sums: fixed, so that the work is cut the same way on any thread count. */
+enum { CHUNK = 1 << 16 };
 
 /* Sums over one group of elements (a row, or a whole output). */
 typedef struct stat_sums {
@@ -140,38 +154,103 @@ static void stat_columns(stat_worst *w, const q4h_output *o, stat_sums *col, sta
     }
 }
 
+/* Element i's error and statistical scales; false when the error is not finite (the
+ * per-element check fails it, the statistics leave it out). */
+static bool stat_elem(const q4h_output *o, int64_t i, double *err, double *alw, double *sd,
+                      double *shr)
+{
+    *err = (double)o->got[i] - o->value[i];
+    *shr = 0;
+    if (!isfinite(*err))
+        return false;
+    if (o->env.alw) {
+        *alw = o->env.alw[i];
+        *sd = o->env.sd[i];
+        *shr = o->env.shr ? o->env.shr[i] : 0;
+    } else {
+        q4ref_envelope_dot(o->dot_n, o->dot_factors, o->bound[i], alw, sd);
+    }
+    return true;
+}
+
+/* Row r's elements in columns [j0, j1), in order, into g (zero on entry). */
+static void stat_block(const q4h_output *o, int64_t r, int64_t j0, int64_t j1, stat_sums *g)
+{
+    for (int64_t i = r * o->cols + j0; i < r * o->cols + j1; i++) {
+        double err, alw, sd, shr;
+        if (stat_elem(o, i, &err, &alw, &sd, &shr))
+            stat_add_elem(g, err, o->value[i], alw, sd, shr);
+    }
+}
+
+/* b's element sums added to a's (a row's blocks, joined in order). */
+static void stat_add_sums(stat_sums *a, const stat_sums *b)
+{
+    a->se += b->se;
+    a->s0 += b->s0;
+    a->ee += b->ee;
+    a->ew += b->ew;
+    a->ww += b->ww;
+    a->shared += b->shared;
+    a->a1 += b->a1;
+    a->a2 += b->a2;
+    a->q2 += b->q2;
+    a->q4 += b->q4;
+    a->qmax = fmax(a->qmax, b->qmax);
+}
+
+/* Each column's sums over the rows, in row order (a column's sum does not depend on
+ * how the columns are shared out). */
+static void stat_column_sums(const q4h_output *o, stat_sums *col)
+{
+#pragma omp parallel for schedule(static) if (o->count > CHUNK)
+    for (int64_t j0 = 0; j0 < o->cols; j0 += 64) {
+        int64_t j1 = j0 + 64 < o->cols ? j0 + 64 : o->cols;
+        for (int64_t r = 0; r < o->rows; r++)
+            for (int64_t j = j0; j < j1; j++) {
+                double err, alw, sd, shr;
+                int64_t i = r * o->cols + j;
+                if (stat_elem(o, i, &err, &alw, &sd, &shr))
+                    stat_add_elem(&col[j], err, o->value[i], alw, sd, shr);
+            }
+    }
+}
+
 /* The statistical check of one real output (nothing without an envelope). */
 static void judge_stat(const q4h_output *o, stat_worst *w)
 {
     stat_sums total = { 0 };
-    stat_sums *col = NULL;
+    stat_sums *col = NULL, *blocks;
     if (!o->env.alw && o->dot_n <= 0)
         return;
     if (o->col_var[0] && !(col = calloc((size_t)o->cols, sizeof *col)))
         return;   /* out of memory for the column groups: whole and rows judged */
+    const int64_t per_row = o->cols > 0 ? (o->cols + CHUNK - 1) / CHUNK : 0;
+    const int64_t n_blocks = o->rows * per_row;
+    if (!(blocks = calloc((size_t)(n_blocks > 0 ? n_blocks : 1), sizeof *blocks))) {
+        free(col);
+        return;   /* out of memory: no statistic, as for the columns */
+    }
+#pragma omp parallel for schedule(dynamic, 1) if (o->count > CHUNK)
+    for (int64_t b = 0; b < n_blocks; b++) {
+        int64_t r = b / per_row, j0 = b % per_row * CHUNK;
+        stat_block(o, r, j0, j0 + CHUNK < o->cols ? j0 + CHUNK : o->cols, &blocks[b]);
+    }
     for (int64_t r = 0; r < o->rows; r++) {
         stat_sums row = { 0 };
-        for (int64_t i = r * o->cols; i < (r + 1) * o->cols; i++) {
-            double err = (double)o->got[i] - o->value[i], alw, sd, shr = 0;
-            if (!isfinite(err))
-                continue;   /* the per-element check fails it */
-            if (o->env.alw) {
-                alw = o->env.alw[i];
-                sd = o->env.sd[i];
-                shr = o->env.shr ? o->env.shr[i] : 0;
-            } else {
-                q4ref_envelope_dot(o->dot_n, o->dot_factors, o->bound[i], &alw, &sd);
-            }
-            stat_add_elem(&row, err, o->value[i], alw, sd, shr);
-            if (col)
-                stat_add_elem(&col[i - r * o->cols], err, o->value[i], alw, sd, shr);
-        }
+        if (per_row > 0)
+            row = blocks[r * per_row];   /* one block: the row exactly as one pass sums it */
+        for (int64_t b = 1; b < per_row; b++)
+            stat_add_sums(&row, &blocks[r * per_row + b]);
         stat_end_row(&row, &total);
         if (o->rows > 1)
             stat_consider(w, o, r, &row);
     }
-    if (col)
+    free(blocks);
+    if (col) {
+        stat_column_sums(o, col);
         stat_columns(w, o, col, &total);
+    }
     stat_consider(w, o, -1, &total);
     free(col);
 }
@@ -193,30 +272,84 @@ double q4h_element_margin(const q4h_output *o, int64_t i, double *err)
     return *err == 0 ? 0 : INFINITY;
 }
 
-/* Returns the number of elements over their bound. */
-static int64_t judge_real(const q4h_output *o, worst *w)
+/* One chunk's counts and its worst element: the first of its largest margins, NaN
+ * margins left out (a NaN is the worst only as the very first element judged, which
+ * judge_elements takes alone). index -1: none. */
+typedef struct chunk_worst {
+    int64_t index, over, warned;
+    double margin, err;
+} chunk_worst;
+
+/* A real element counts as over its bound when its margin is above 1 or NaN; a code
+ * is over when wrong (margin above 1) and warned when the conformant neighbour (1). */
+static void count_margin(const q4h_output *o, double margin, int64_t *over, int64_t *warned)
 {
-    int64_t over = 0;
-    for (int64_t i = 0; i < o->count; i++) {
-        double err, margin = q4h_element_margin(o, i, &err);
+    if (o->got) {
         if (margin > 1 || margin != margin)
-            over++;
-        consider(w, o, i, margin, err, o->got[i], o->value[i], o->bound[i]);
+            (*over)++;
+    } else if (margin == 1) {
+        (*warned)++;
+    } else if (margin > 1) {
+        (*over)++;
     }
-    return over;
 }
 
-/* Counts wrong codes (*over) and conformant-but-inexact ones (*warned). */
-static void judge_codes(const q4h_output *o, worst *w, int64_t *over, int64_t *warned)
+static void scan_chunk(const q4h_output *o, int64_t a, int64_t b, chunk_worst *c)
 {
-    for (int64_t i = 0; i < o->count; i++) {
+    *c = (chunk_worst){ -1, 0, 0, 0, 0 };
+    for (int64_t i = a; i < b; i++) {
         double err, margin = q4h_element_margin(o, i, &err);
-        if (margin == 1)
-            (*warned)++;
-        else if (margin > 1)
-            (*over)++;
-        consider(w, o, i, margin, err, o->got_code[i], o->code[i], 0.5);
+        count_margin(o, margin, &c->over, &c->warned);
+        if (margin == margin && (c->index < 0 || margin > c->margin)) {
+            c->index = i;
+            c->margin = margin;
+            c->err = err;
+        }
     }
+}
+
+static void consider_element(worst *w, const q4h_output *o, int64_t i, double margin, double err)
+{
+    if (o->got)
+        consider(w, o, i, margin, err, o->got[i], o->value[i], o->bound[i]);
+    else
+        consider(w, o, i, margin, err, o->got_code[i], o->code[i], 0.5);
+}
+
+/* Every element of o against its bound (real) or its code: the counts into *over and
+ * *warned, the worst into w, as one pass of consider() in index order would leave them. */
+static void judge_elements(const q4h_output *o, worst *w, int64_t *over, int64_t *warned)
+{
+    int64_t first = 0;
+    if (o->count <= 0)
+        return;
+    if (!w->o) {   /* the first element judged is the worst so far, whatever its margin */
+        double err, margin = q4h_element_margin(o, 0, &err);
+        count_margin(o, margin, over, warned);
+        consider_element(w, o, 0, margin, err);
+        first = 1;
+    }
+    const int64_t n_chunks = (o->count - first + CHUNK - 1) / CHUNK;
+    chunk_worst *chunks = malloc((size_t)(n_chunks > 0 ? n_chunks : 1) * sizeof *chunks);
+    if (chunks) {
+#pragma omp parallel for schedule(dynamic, 1) if (n_chunks > 1)
+        for (int64_t c = 0; c < n_chunks; c++) {
+            int64_t a = first + c * CHUNK;
+            scan_chunk(o, a, a + CHUNK < o->count ? a + CHUNK : o->count, &chunks[c]);
+        }
+    }
+    for (int64_t c = 0; c < n_chunks; c++) {
+        chunk_worst one, *at = chunks ? &chunks[c] : &one;
+        if (!chunks) {   /* no memory for every chunk's result: the same chunks, one by one */
+            int64_t a = first + c * CHUNK;
+            scan_chunk(o, a, a + CHUNK < o->count ? a + CHUNK : o->count, &one);
+        }
+        *over += at->over;
+        *warned += at->warned;
+        if (at->index >= 0)
+            consider_element(w, o, at->index, at->margin, at->err);
+    }
+    free(chunks);
 }
 
 void q4h_element_where(const q4h_output *o, int64_t i, char *buf, size_t size)
@@ -240,11 +373,9 @@ void q4h_judge(const q4h_outputs *out, q4_result *r)
     for (int k = 0; k < out->n; k++) {
         const q4h_output *o = &out->o[k];
         elements += o->count;
-        if (o->got) {
-            over += judge_real(o, &w);
+        judge_elements(o, &w, &over, &warned);
+        if (o->got)
             judge_stat(o, &sw);
-        } else
-            judge_codes(o, &w, &over, &warned);
         if (!o->guard_ok && !problem[0])
             snprintf(problem, sizeof problem,
                      "out-of-bounds write: guard word %lld after output %s was overwritten",

@@ -114,9 +114,13 @@ q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *giv
         snprintf(r->message, sizeof r->message, "%s", err.msg);   /* InternalError */
         goto done;
     }
-    if (!why[0] && !given && q4_case_inputs(c, &own, &err) != Q4_OK) {
-        prepared = not_prepared(&err, r);
-        goto done;
+    if (!why[0] && !given) {
+        double t_inputs = q4h_now_s();
+        if (q4_case_inputs(c, &own, &err) != Q4_OK) {
+            prepared = not_prepared(&err, r);
+            goto done;
+        }
+        r->input_ms = 1e3 * (q4h_now_s() - t_inputs);
     }
     if (!why[0] && b->i->stage && b->i->stage(b, op, c, in, why, sizeof why, &err) != Q4_OK) {
         prepared = not_prepared(&err, r);

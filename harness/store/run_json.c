@@ -47,10 +47,13 @@ static void parse_result(q4h_jparser *p, json_object *j, size_t i, q4_result *r)
     r->seconds = q4h_jp_num(p, j, where, "seconds");
     r->gpu_ms = q4h_jp_num(p, j, where, "gpu_ms");
     r->truth_ms = q4h_jp_num(p, j, where, "truth_ms");
+    r->input_ms = q4h_jp_num(p, j, where, "input_ms");   /* reports from before it: none */
     if (r->gpu_ms != r->gpu_ms)   /* null: unknown, as the harness marks it */
         r->gpu_ms = -1;
     if (r->truth_ms != r->truth_ms)
         r->truth_ms = -1;
+    if (r->input_ms != r->input_ms)
+        r->input_ms = -1;
     r->worst_err = q4h_jp_num(p, j, where, "worst_err");
     r->worst_margin = q4h_jp_num(p, j, where, "worst_margin");
     r->stat_margin = q4h_jp_num(p, j, where, "stat_margin");

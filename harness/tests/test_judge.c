@@ -3,7 +3,8 @@
  * without FMA, pairwise (tree), split-K, on random-sign and on all-positive data -
  * pass with their statistical margin below 1; the same results with a small relative
  * bias or an offset, which stay within every element's worst-case bound, fail. So do
- * fused CE's fp32 reference at V = 128256 and its softmax made 0.4% too large. */
+ * fused CE's fp32 reference at V = 128256 and its softmax made 0.4% too large. The
+ * judge gives the same result, byte for byte, on one thread and on several. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -270,6 +271,96 @@ START_TEST(no_envelope_no_statistic)
 }
 END_TEST
 
+
+/* The judge's chunks (judge.c): 2^16 elements, and a row's statistical blocks 2^16
+ * columns. The outputs below have tails past whole chunks and rows of several blocks. */
+enum { JCHUNK = 1 << 16 };
+
+/* Three outputs of every kind the judge knows: a long vector with an envelope, a
+ * matrix of rows longer than a block with shared roundings and column variances, and
+ * a code output (some codes the conformant neighbour, margin 1); with the largest
+ * margin, 2, tied at three places (the first of them is the worst), and one NaN truth
+ * (NaN margin: over its bound, never the worst unless first). nan_first: the NaN at
+ * element 0 instead. */
+static void make_mixed(q4h_outputs *out, bool nan_first)
+{
+    q4_error err = { 0 };
+    q4h_output *v, *m, *c;
+    memset(out, 0, sizeof *out);
+    ck_assert_int_eq(q4h_real_output(out, "v", 1, 3 * JCHUNK + 7, "-", "i", &v, &err), Q4_OK);
+    ck_assert_int_eq(q4h_output_envelope(v, false, &err), Q4_OK);
+    ck_assert_int_eq(q4h_real_output(out, "m", 5, JCHUNK + 3, "r", "c", &m, &err), Q4_OK);
+    ck_assert_int_eq(q4h_output_envelope(m, true, &err), Q4_OK);
+    ck_assert_int_eq(q4h_output_col_var(m, &err), Q4_OK);
+    ck_assert_int_eq(q4h_code_output(out, "q", 3, JCHUNK / 2 + 1, "n", "k", &c, &err), Q4_OK);
+    rng_state = 20261202;
+    for (int k = 0; k < 2; k++) {
+        q4h_output *o = k ? m : v;
+        for (int64_t i = 0; i < o->count; i++) {
+            o->value[i] = activation();
+            o->bound[i] = 0x1p-10;
+            /* an error of at most half the bound, and a small bias the sums see */
+            o->got[i] = (float)(o->value[i] + (activation() * 0.5 + 0x1p-4) * 0x1p-10);
+            o->env.alw[i] = 0x1p-14f;
+            o->env.sd[i] = 0x1p-12f;
+            if (o->env.shr)
+                o->env.shr[i] = activation() * 0x1p-13f;
+        }
+    }
+    for (int64_t j = 0; j < m->cols; j++) {
+        m->col_var[0][j] = 0x1p-30;
+        m->col_var[1][j] = 0x1p-31;
+    }
+    /* the largest margin, 2, three times: in the vector's third chunk (twice) and
+     * fourth; exactly representable, so each is the same margin */
+    const int64_t tied[] = { 2 * JCHUNK + 5, 2 * JCHUNK + 9, 3 * JCHUNK + 1 };
+    for (int t = 0; t < 3; t++) {
+        v->value[tied[t]] = 0.5;
+        v->got[tied[t]] = (float)(0.5 + 2 * 0x1p-10);
+    }
+    v->value[nan_first ? 0 : 7] = NAN;
+    for (int64_t i = 0; i < c->count; i++) {
+        c->code[i] = (uint8_t)(next() >> 60);
+        c->alt[i] = (uint8_t)((c->code[i] + 1) & 15);
+        c->got_code[i] = i % 1000 == 999 ? c->alt[i] : c->code[i];   /* a few neighbours */
+    }
+}
+
+static void judge_on(const q4h_outputs *out, int threads, q4_result *r)
+{
+    memset(r, 0, sizeof *r);   /* padding too: the results are compared byte for byte */
+    q4_result_init(r);
+    q4ref_set_threads(threads);
+    q4h_judge(out, r);
+    q4ref_set_threads(0);
+}
+
+START_TEST(same_result_on_any_thread_count)
+{
+    for (int nan_first = 0; nan_first < 2; nan_first++) {
+        q4h_outputs out;
+        q4_result one, many;
+        make_mixed(&out, nan_first);
+        judge_on(&out, 1, &one);
+        judge_on(&out, 3, &many);
+        ck_assert_msg(memcmp(&one, &many, sizeof one) == 0,
+                      "1 and 3 threads judge differently: %s | %s (stat %.17g, %.17g)",
+                      one.message, many.message, one.stat_margin, many.stat_margin);
+        ck_assert_int_eq(one.verdict, Q4_FAIL);
+        /* what one pass in index order finds: the NaN and the three ties over their
+         * bound; the NaN as the worst when it is the first element, else the first of
+         * the tied largest margins */
+        ck_assert_msg(strstr(one.message, "4 of ") == one.message, "%s", one.message);
+        ck_assert_str_eq(one.output, "v");
+        ck_assert_int_eq(one.index, nan_first ? 0 : 2 * JCHUNK + 5);
+        if (!nan_first)
+            ck_assert(one.worst_margin == 2);
+        ck_assert(isfinite(one.stat_margin) && one.stat_margin > 0);
+        q4h_outputs_free(&out);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("judge");
@@ -280,6 +371,7 @@ int main(void)
     tcase_add_test(tc, fused_ce_reference_passes_and_softmax_bias_fails);
     tcase_add_test(tc, no_envelope_no_statistic);
     tcase_add_test(tc, column_bias_fails_in_its_column);
+    tcase_add_test(tc, same_result_on_any_thread_count);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -6,8 +6,9 @@
 
 #include "ref_test_util.h"
 
-/* GEMMs large enough that OpenBLAS splits them over its threads */
-enum { M = 301, N = 264, K = 512, GS = 32, R = 29, V = 1001, NUMEL = 10007 };
+/* GEMMs large enough that OpenBLAS splits them over its threads; N and K not multiples
+ * of 64 (the shared variances' runs of columns) */
+enum { M = 301, N = 264, K = 544, GS = 32, R = 29, V = 1001, NUMEL = 10007 };
 
 static rng g = { 20261201 };
 static float x[M * K], dout[M * N], bias[N], scales[(K / GS) * N], latent[N * K];
@@ -42,6 +43,7 @@ typedef struct results {
     float ce_env[2][3][R * V], ce_loss_env[2], ce32[R * V + 1];
     double ad[6][NUMEL];
     float ad_env[3][2][NUMEL], ad32[3][NUMEL];
+    double sv[2][2][N > K ? N : K];   /* the shared roundings' variances, fwd and bwd */
     double dq[2][N * K];
     uint8_t rq[2][N * K];
 } results;
@@ -81,6 +83,12 @@ static void compute(int threads, results *o)
     ck_assert_int_eq(q4ref_adamw_step(o->ad32[0], grad, o->ad32[1], o->ad32[2], NUMEL, &h, &err),
                      Q4_OK);
 
+    ck_assert_int_eq(q4ref_linear_shared_var(1, x, w, scales, M, N, K, GS, o->lin[0][0],
+                                             o->lin[0][1], K, o->sv[0][0], o->sv[0][1], &err),
+                     Q4_OK);
+    ck_assert_int_eq(q4ref_linear_shared_var(0, dout, w, scales, M, N, K, GS, o->lin[1][0],
+                                             o->lin[1][1], N, o->sv[1][0], o->sv[1][1], &err),
+                     Q4_OK);
     ck_assert_int_eq(q4ref_dequant_truth(w, scales, N, K, GS, o->dq[0], o->dq[1], &err), Q4_OK);
     ck_assert_int_eq(q4ref_requant_truth(latent, scales, N, K, GS, o->rq[0], o->rq[1], &err),
                      Q4_OK);
@@ -102,10 +110,12 @@ START_TEST(one_thread_and_many_agree_bit_for_bit)
     ck_assert(memcmp(one.ad, many.ad, sizeof one.ad) == 0);
     ck_assert(memcmp(one.ad_env, many.ad_env, sizeof one.ad_env) == 0);
     ck_assert(memcmp(one.ad32, many.ad32, sizeof one.ad32) == 0);
+    ck_assert(memcmp(one.sv, many.sv, sizeof one.sv) == 0);
     ck_assert(memcmp(one.dq, many.dq, sizeof one.dq) == 0);
     ck_assert(memcmp(one.rq, many.rq, sizeof one.rq) == 0);
     /* and the results are real: not all zero */
     ck_assert(one.ce_loss[0] > 0 && one.ce_loss[1] > 0 && one.lin[0][1][0] > 0);
+    ck_assert(one.sv[0][0][N - 1] > 0 && one.sv[1][0][K - 1] > 0);
 }
 END_TEST
 

@@ -66,7 +66,8 @@
         bad ? ' · ' + bad + ' not passed' : '');
     }
     const toc = document.getElementById('toc');
-    if (data.run) toc.append(el('a', { href: '#ops' }, 'Ops'), el('a', { href: '#margins' }, 'Margins'));
+    if (data.run) toc.append(el('a', { href: '#ops' }, 'Ops'), el('a', { href: '#times' }, 'Time per case'),
+      el('a', { href: '#margins' }, 'Margins'));
     if (data.details.length) toc.append(el('a', { href: '#cases' }, 'Failing and warned (' + data.details.length + ')'));
     if (data.perf) toc.append(el('a', { href: '#perf' }, 'Performance'));
   }
@@ -100,6 +101,17 @@
         { text: wm === Infinity ? '∞' : fmt(wm), cls: wm > 1 ? 'bad' : '' },
         { text: fmt(sm), cls: sm > 1 ? 'bad' : '' }, fmt(secs)]);
     }
+  }
+  // The slowest cases and their input, truth and GPU times (ms; '–' where unknown).
+  const SLOWEST = 20;
+  function timesTable(results) {
+    const t = document.getElementById('times-table');
+    const secs = r => typeof r.seconds === 'number' ? r.seconds : -1;
+    const list = results.filter(r => secs(r) >= 0).sort((a, b) => secs(b) - secs(a)).slice(0, SLOWEST);
+    row(t, ['case', 'verdict', 'wall (s)', 'inputs (ms)', 'truth (ms)', 'GPU (ms)'], true);
+    for (const r of list)
+      row(t, [r.name, badge(r.verdict), fmt(r.seconds), fmt(r.input_ms), fmt(r.truth_ms), fmt(r.gpu_ms)]);
+    return list.length;
   }
   // Decades of the worst margin; 1 itself passes, so (1, 10) is a bin of its own.
   const BINS = ['0', '<1e-5', '1e-5', '1e-4', '1e-3', '0.01', '0.1–1', '>1', '≥10', '≥100'];
@@ -348,6 +360,7 @@
     if (data.run) {
       const ops = byOp(data.run.results);
       show('ops'); opsTable(ops);
+      if (timesTable(data.run.results)) show('times');
       show('margins'); histograms(ops);
       if (data.details.length) { show('cases'); cases(); }
     }

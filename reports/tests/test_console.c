@@ -105,7 +105,7 @@ START_TEST(plain_lines_blocks_and_summary)
     ck_assert_ptr_null(strchr(t, '\r'));
     ck_assert_ptr_null(strchr(t, '\033'));
     assert_line(t, "Pass            q4cts.linear_fwd.square.m8n16k32g32  margin 0.0312  stat 0.25  1.0 ms");
-    assert_line(t, "Fail            q4cts.ce_loss.square.m9n16k32g32  margin 3.5  2.0 ms  gpu 250 us  truth 8.0 ms");
+    assert_line(t, "Fail            q4cts.ce_loss.square.m9n16k32g32  margin 3.5  2.0 ms  gpu 250 us  inputs 3.0 ms  truth 8.0 ms");
     assert_line(t, "    message: Fail: sample message 1");
     assert_line(t, "    worst:   y[138] (m=4, n=17): got 1.21875, expected 1, |err| 0.219, bound 0.0625, margin 3.5");
     assert_line(t, "    judged:  4096");
@@ -176,7 +176,7 @@ START_TEST(baseline_summary)
     }
     q4_console_summary(c);
     char *t = slurp(f);
-    assert_line(t, "Fail            q4cts.linear_fwd.square.m8n16k32g32  margin 3.5  1.0 ms  truth 8.0 ms  (expected: baseline)");
+    assert_line(t, "Fail            q4cts.linear_fwd.square.m8n16k32g32  margin 3.5  1.0 ms  inputs 3.0 ms  truth 8.0 ms  (expected: baseline)");
     assert_line(t, "Pass            q4cts.ce_loss.square.m9n16k32g32  margin 0.0625  stat 0.25  2.0 ms  gpu 250 us  UNEXPECTED PASS (baseline: Fail)");
     assert_line(t, "baseline: 2 as expected (1 expected failures), 1 unexpected pass, 1 unexpected fail");
     assert_line(t, "unexpected pass:");

@@ -220,6 +220,7 @@ void tu_result(q4_result *r, q4_verdict v, int i)
         r->worst_margin = v == Q4_FAIL ? 3.5 : 0.03125 * (i + 1);
         r->stat_margin = v == Q4_PASS ? 0.25 : NAN;   /* only the Pass case has an envelope */
         r->truth_ms = v == Q4_FAIL ? 8.0 : -1.0;       /* and only the Fail case a truth time */
+        r->input_ms = v == Q4_FAIL ? 3.0 : -1.0;       /* and an input time */
         r->expected = 1.0;
         r->bound = 0.0625;
         r->worst_err = r->worst_margin * r->bound;

@@ -34,6 +34,7 @@ if [ "$mode" = usage ]; then
   expect 2 "unknown command 'frobnicate'" -- "$q4cts" frobnicate --help
   expect 0 'Usage: q4cts COMMAND' -- "$q4cts" run --help
   expect 0 '--inject-fault KIND@N' -- "$q4cts" --help
+  expect 0 'OMP_NUM_THREADS=N in the environment sets the count' -- "$q4cts" --help
   expect 2 "--inject-fault expects KIND@N .* 1 <= N <= 2147483647, or flaky@N with N >= 2, got 'alloc@99999999999'" -- "$q4cts" run --inject-fault alloc@99999999999
   expect 0 'q4cts.adamw_step' -- "$q4cts" list --filter=q4cts.adamw_step.* --shard=1/1
   # Reports: one file each, and a name that is a name.

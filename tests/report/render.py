@@ -9,7 +9,7 @@ and the browser logged no console error. Saves a screenshot of the page and,
 with --case, one of that case's section.
 
 Usage: render.py PAGE.html OUT_DIR [--heatmaps N] [--histograms N] [--roofline]
-                 [--case NAME] [--screenshot FILE]
+                 [--times N] [--case NAME] [--screenshot FILE]
 Exit status 0 when every check holds, 1 when one fails (each printed), 2 for a
 set-up problem (no chromium or chromedriver, the browser did not start)."""
 import argparse
@@ -48,6 +48,10 @@ for (const c of document.querySelectorAll('canvas')) {
   out.canvases.push({cls: c.className, id: c.id, painted: painted, colours: colours.size,
                      output: c.dataset.output || null});
 }
+// The time-per-case table's rows (header row first), cell texts.
+const times = document.getElementById('times-table');
+out.times = times && !times.closest('[hidden]')
+  ? Array.from(times.rows).map(r => Array.from(r.cells).map(c => c.textContent)) : [];
 return out;
 """
 
@@ -130,6 +134,9 @@ def main():
     ap.add_argument("--heatmaps", type=int, default=0, help="at least this many heat maps")
     ap.add_argument("--histograms", type=int, default=0, help="exactly this many histograms")
     ap.add_argument("--roofline", action="store_true", help="a roofline plot is drawn")
+    ap.add_argument("--times", type=int, default=0,
+                    help="the time-per-case table has this many cases, each with its input and "
+                         "truth time a number")
     ap.add_argument("--case", help="screenshot this case's section")
     ap.add_argument("--screenshot", help="the case's screenshot file (default OUT_DIR/case.png)")
     a = ap.parse_args()
@@ -207,11 +214,25 @@ def main():
     roof = sum(1 for c in canvases if c["id"] == "roofline" and c["painted"])
     if a.roofline and not roof:
         problems.append("no roofline plot drawn")
+    times = state.get("times", [])
+    if a.times:
+        head = times[0] if times else []
+        rows = times[1:]
+        if head[3:5] != ["inputs (ms)", "truth (ms)"]:
+            problems.append(f"the time-per-case table has no inputs and truth columns: {head}")
+        elif len(rows) != a.times:
+            problems.append(f"the time-per-case table has {len(rows)} cases; expected {a.times}")
+        else:
+            for r in rows:
+                try:
+                    float(r[3]), float(r[4])
+                except ValueError:
+                    problems.append(f"case {r[0]} has no input or truth time: {r}")
     if state.get("charts") != len(canvases):
         problems.append(f"the page made {state.get('charts')} charts for {len(canvases)} canvases")
     print(json.dumps({"canvases": len(canvases), "heatmaps": count("heatmap"),
                       "histograms": count("histogram"), "roofline": bool(roof),
-                      "signed_views": toggled,
+                      "signed_views": toggled, "timed_cases": max(len(times) - 1, 0),
                       "console": len(logs)}))
     for p in problems:
         print("FAIL:", p)

@@ -5,7 +5,8 @@
 #                 reports made by hand; no device, no browser.
 # MODE "browser": a run with two planted bugs (mutant kernels, --dump failing), its
 #                 page with perf and PyTorch timings drawn in headless Chromium
-#                 (render.py): heat maps, histograms, roofline, no console error,
+#                 (render.py): heat maps, histograms, roofline, the time-per-case
+#                 table (every case with its input and truth time), no console error,
 #                 a screenshot of a failing case (WORK_DIR/report-example.png, what
 #                 docs/report-example.png shows); and a page with a planted script
 #                 error must fail the same check. Exit 77 if no device.
@@ -140,8 +141,10 @@ perf=$src/docs/results/h200-perf.json torch=$src/docs/results/h200-torch.json
 expect 0 "report: out/index.html, .* cases, $failing with an error map, perf with PyTorch's timings" -- \
   "$q4cts" report run.json "$perf" "$torch" --dumps dumps -o out/index.html
 checks=$((checks + 1))
+# The time-per-case table: the run's slowest cases (up to 20), each with its times.
+timed=$(python3 -c 'import json, sys; print(min(20, len(json.load(open(sys.argv[1]))["q4cts"]["results"])))' run.json)
 python3 "$here/render.py" out/index.html shots --heatmaps "$failing" --histograms 3 --roofline \
-  --case "$bwd" --screenshot report-example.png >render.txt 2>&1 || fail "the page is not drawn: $(cat render.txt)"
+  --times "$timed" --case "$bwd" --screenshot report-example.png >render.txt 2>&1 || fail "the page is not drawn: $(cat render.txt)"
 cat render.txt
 [ -s report-example.png ] || fail "no screenshot of $bwd"
 
