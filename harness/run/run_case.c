@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "child.h"
 #include "clock.h"
 #include "dump.h"
 #include "judge.h"
@@ -93,6 +94,18 @@ static q4_status not_prepared(const q4_error *err, q4_result *r)
     return err->status;
 }
 
+/* A case's size in element operations (the largest product its op uses), for the
+ * thread count of its inputs and truth (q4h_threads_for_work). */
+static int64_t case_work(const q4_case *c)
+{
+    double w[] = { (double)c->m * c->n * c->k, (double)c->n * c->k, (double)c->r * c->v,
+                   (double)c->numel };
+    double most = 0;
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
+        most = w[i] > most ? w[i] : most;
+    return most > 9e18 ? INT64_MAX : (int64_t)most;
+}
+
 q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *given,
                           q4_result *r)
 {
@@ -114,6 +127,7 @@ q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *giv
         snprintf(r->message, sizeof r->message, "%s", err.msg);   /* InternalError */
         goto done;
     }
+    q4h_threads_for_work(case_work(c));
     if (!why[0] && !given) {
         double t_inputs = q4h_now_s();
         if (q4_case_inputs(c, &own, &err) != Q4_OK) {

@@ -30,6 +30,23 @@ void q4h_threads_worker(void)
         q4ref_set_threads(worker_threads);
 }
 
+/* Below this many element operations a case's inputs and truth take well under a
+ * millisecond on one core, while each parallel region wakes every thread, and on a
+ * loaded machine (ctest -j beside lavapipe's own threads) waits a time slice for each:
+ * a tiny linear's truth took 168 ms on 2 threads against 19 ms on one. */
+#define PARALLEL_MIN_WORK ((int64_t)1 << 20)
+
+void q4h_threads_for_work(int64_t work)
+{
+    static pid_t owner;   /* the process whose count `full` is: a forked child takes its own */
+    static int full;
+    if (owner != getpid()) {
+        owner = getpid();
+        full = q4ref_threads();
+    }
+    q4ref_set_threads(work < PARALLEL_MIN_WORK ? 1 : full);
+}
+
 q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out, size_t size,
                        double limit_s, q4_error *err)
 {

@@ -5,6 +5,7 @@
 #define Q4H_CHILD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "q4_contract.h"
 
@@ -22,5 +23,9 @@ q4_status q4h_in_child(void (*fn)(void *user, void *out), void *user, void *out,
  * every core), and q4h_threads_worker() gives that count back in each forked child. */
 void q4h_threads_supervisor(void);
 void q4h_threads_worker(void);
+/* Before a case's inputs and truth: one thread for a small case (fewer than 2^20
+ * element operations), else the count this process started with; results are the
+ * same either way (reference/q4ref_threads.c). */
+void q4h_threads_for_work(int64_t work);
 
 #endif
