@@ -47,6 +47,9 @@ static const struct {
     {"wd_off", "w0: no weight decay"},
     {"late_step", "t >= 1000: bias corrections near 1"},
     {"unaligned", "numel % 4 != 0: a vec4 kernel's tail"},
+    {"linear1", "train: one q4 linear layer K -> V under fused CE, trained T steps (docs/training.md)"},
+    {"linear2", "train: two q4 linear layers K -> h -> V, no nonlinearity, under fused CE"},
+    {"linear3", "train: three q4 linear layers K -> h -> h -> V, no nonlinearity, under fused CE"},
     {"small_device",
      "any in-contract shape, run with the device limits its groups/binding/shared/invocations "
      "tokens name lowered for this case only: the launchers' paths for a small device (grid "

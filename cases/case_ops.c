@@ -8,6 +8,9 @@
 
 extern const q4c_op q4c_op_adamw_step, q4c_op_dequantize, q4c_op_fused_ce, q4c_op_linear_dW,
     q4c_op_linear_q4gsw, q4c_op_linear_q4gsw_backward, q4c_op_q4gsw_requant;
+/* The training cases' descriptor (case_train.c): found by name like an op's, listed
+ * by no op table (training is not an op). */
+extern const q4c_op q4c_op_train;
 
 /* Sorted by name: listings and "unknown op" messages show this order. */
 static const q4c_op *const table[] = {
@@ -24,8 +27,12 @@ const q4c_op *q4c_op_find(const char *name)
     for (int i = 0; name && i < N_OPS; i++)
         if (strcmp(table[i]->name, name) == 0)
             return table[i];
+    if (name && strcmp(name, q4c_op_train.name) == 0)
+        return &q4c_op_train;
     return NULL;
 }
+
+const q4c_op *q4c_train_desc(void) { return &q4c_op_train; }
 
 const q4c_op *q4c_case_op(const q4_case *c)
 {

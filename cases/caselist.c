@@ -19,16 +19,25 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const q4_case *)a)->name, ((const q4_case *)b)->name);
 }
 
+/* The i-th descriptor whose generated cases the set holds: every op's, then the
+ * training cases' (case_train.c); NULL past the end. */
+static const q4c_op *generating(int i)
+{
+    const q4c_op *op = q4c_op_at(i);
+    if (op) return op;
+    return q4c_op_at(i - 1) ? q4c_train_desc() : NULL;
+}
+
 q4_status q4_case_all(q4_case **out, size_t *count, q4_error *err)
 {
     size_t n = 0, i = 0;
     const q4c_op *op;
-    for (int o = 0; (op = q4c_op_at(o)); o++)
+    for (int o = 0; (op = generating(o)); o++)
         for (int j = 0; op->generated[j]; j++) n++;
     q4_case *all = malloc(n * sizeof *all);
     if (!all)
         return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the list of %zu generated cases", n);
-    for (int o = 0; (op = q4c_op_at(o)); o++)
+    for (int o = 0; (op = generating(o)); o++)
         for (int j = 0; op->generated[j]; j++) {
             q4_status st = q4_case_parse(op->generated[j], 0, &all[i++], err);
             if (st) {   /* a bad table entry: the tests catch it, users never should */

@@ -19,6 +19,8 @@
 #include "q4_contract.h"
 
 #define Q4_CASE_NAME_MAX 128
+/* The most steps a training case takes: each step's results ride in its report. */
+#define Q4_CASE_TRAIN_MAX_STEPS 16
 
 /* The tiles the family rules are defined against (README.md "Tiles"): the upstream
  * tile_aligned case m8_n16_k32 is aligned to all three. A kernel with larger tiles
@@ -53,7 +55,13 @@ typedef struct q4_case {
     int64_t lead[4]; int nlead;    /* leading dims of the activation (leading_dims family), product = m */
     int bias;                      /* linear_q4gsw only */
     int64_t r, v; int mask_pct;    /* fused_ce: rows, vocabulary, percent of rows masked (100 = all) */
-    int64_t numel, step; int wd;   /* adamw_step: elements, step t (>= 1), weight decay on/off */
+    int64_t numel, step; int wd;   /* adamw_step: elements, step t (>= 1), weight decay on/off;
+                                      train: step is the number of steps T */
+    /* train (q4cts.train.<model>.<params>, docs/training.md): the model's layers (its
+     * family linear<L>), hidden width h (m rows, k input width, v classes, gs as above)
+     * and learning rate lr in units of 1e-4 */
+    int layers;
+    int64_t h, lr;
     char values[24];               /* value class of the inputs; "" = the op's default (ordinary) */
     int64_t sweep;                 /* family random: the s<N> its shape and values are drawn from */
     int64_t limit[Q4_CASE_LIMITS]; /* family small_device: lowered device limits; 0 = the device's */
@@ -90,6 +98,13 @@ int q4_case_op_index(const q4_case *c);
 const char *q4_case_limit_key(int i);
 /* Whether c lowers any device limit (family small_device). */
 int q4_case_has_limits(const q4_case *c);
+
+/* Whether c is a training case (q4cts.train.*, docs/training.md): a small model
+ * trained for several steps, not one op; its op is "train", which no op table lists. */
+int q4_case_is_train(const q4_case *c);
+/* The widths of a training case's layers: w[0] = k (input), w[layers] = v (classes),
+ * the hidden ones h; layer l is a linear of N = w[l+1], K = w[l]. Returns layers. */
+int q4_case_train_widths(const q4_case *c, int64_t w[5]);
 
 /* Parses a full name; out->name is the canonical form, out->seed = seed. */
 q4_status q4_case_parse(const char *name, uint64_t seed, q4_case *out, q4_error *err);

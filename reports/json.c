@@ -150,6 +150,38 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     return q4_json_add_at(j, r, j ? q4rep_sink_next_pos(&j->s) : 0, err);
 }
 
+/* A training case's trajectory: "train": {"ops": [...], "codes_margin": x, "steps":
+ * [{"step": 1, "loss_gpu": .., "loss_ref": .., "envelope": .., "margins": {op: x}}]}. */
+static void put_train(q4rep_buf *b, const q4_train_trace *t)
+{
+    int steps = t->steps < Q4_TRAIN_STEPS ? t->steps : Q4_TRAIN_STEPS;
+    q4rep_buf_puts(b, ", \"train\": {\"ops\": [");
+    for (int o = 0; o < Q4_TRAIN_OPS; o++) {
+        q4rep_buf_puts(b, o ? ", " : "");
+        q4rep_json_str(b, t->ops[o], sizeof t->ops[o]);
+    }
+    q4rep_buf_puts(b, "]");
+    q4rep_json_member_num(b, "codes_margin", t->codes_margin);
+    q4rep_buf_puts(b, ", \"steps\": [");
+    for (int s = 0; s < steps; s++) {
+        q4rep_buf_printf(b, "%s{\"step\": %d", s ? ", " : "", s + 1);
+        q4rep_json_member_num(b, "loss_gpu", t->loss_gpu[s]);
+        q4rep_json_member_num(b, "loss_ref", t->loss_ref[s]);
+        q4rep_json_member_num(b, "envelope", t->envelope[s]);
+        q4rep_buf_puts(b, ", \"margins\": {");
+        for (int o = 0, first = 1; o < Q4_TRAIN_OPS; o++) {
+            if (!t->ops[o][0]) continue;
+            q4rep_buf_puts(b, first ? "" : ", ");
+            first = 0;
+            q4rep_json_str(b, t->ops[o], sizeof t->ops[o]);
+            q4rep_buf_puts(b, ": ");
+            q4rep_json_num(b, t->margin[s][o]);
+        }
+        q4rep_buf_puts(b, "}}");
+    }
+    q4rep_buf_puts(b, "]}");
+}
+
 q4_status q4_json_add_at(q4_json *j, const q4_result *r, size_t position, q4_error *err)
 {
     if (!j || !r)
@@ -186,6 +218,8 @@ q4_status q4_json_add_at(q4_json *j, const q4_result *r, size_t position, q4_err
     put_field(b, "repro", r->repro, sizeof r->repro);
     if (r->api[0])
         put_field(b, "api", r->api, sizeof r->api);
+    if (r->train.steps > 0)
+        put_train(b, &r->train);
     q4rep_buf_printf(b, ", \"tries\": %d, \"baseline\": ", r->tries);
     if (with_baseline)
         q4rep_json_str(b, q4_verdict_name(r->baseline), Q4REP_NOMAX);

@@ -45,6 +45,21 @@ int q4_verdict_parse(const char *name, q4_verdict *out);
 
 /* ---- one case's result (result.c) ---- */
 
+/* A training case's trajectory (docs/training.md): per step, the loss on the GPU and in
+ * the fp64 reference run, the envelope it must keep to, and the worst margin of each op
+ * the step ran (over layers). Every number fits one result message (runner.c), so a
+ * case takes at most Q4_TRAIN_STEPS steps. */
+#define Q4_TRAIN_STEPS 16
+#define Q4_TRAIN_OPS 6
+typedef struct q4_train_trace {
+    int steps;                     /* 0: not a training case (JSON has no "train" then) */
+    char ops[Q4_TRAIN_OPS][24];    /* the op of each margin column, in the step's order */
+    float loss_gpu[Q4_TRAIN_STEPS], loss_ref[Q4_TRAIN_STEPS], envelope[Q4_TRAIN_STEPS];
+    float margin[Q4_TRAIN_STEPS][Q4_TRAIN_OPS];   /* NAN: that op did not run that step */
+    float codes_margin;            /* final codes against the fp64 run's: 0 equal, 1 only
+                                      near a rounding boundary, INFINITY a wrong code */
+} q4_train_trace;
+
 typedef struct q4_result {
     char name[128];        /* q4cts.<op>.<family>.<params> */
     char op[40], family[40];
@@ -71,6 +86,7 @@ typedef struct q4_result {
                               (JSON's "api", JUnit's "api:" line; omitted when "") */
     int tries;             /* runs the verdict took: 1, more when --flake-retries ran a
                               failing case again (a Flake passed on the last of them) */
+    q4_train_trace train;  /* a training case's trajectory; train.steps 0 otherwise */
     q4_verdict baseline;   /* what --baseline expects: its listed verdict, Pass for a case
                               it does not list; Q4_VERDICT_COUNT: the run has no baseline */
 } q4_result;

@@ -62,7 +62,10 @@ static const char usage[] =
     "                       worker crash releasing a device after N submissions\n"
     "                       (teardown): tests the harness's handling of each;\n"
     "                       flaky@N (N >= 2): every GPU run but each N-th reads back\n"
-    "                       a wrong element\n"
+    "                       a wrong element; train_mv_reset, train_dw_stale,\n"
+    "                       train_stale_w or train_bwd_stale_w @N: a planted\n"
+    "                       integration bug at step N of every training case\n"
+    "                       (docs/training.md)\n"
     "  --jobs N             run N cases at once, each worker on its own process\n"
     "                       (1 <= N <= 256; several may share one device)\n"
     "  --devices A,B,...    workers go round these devices (index, UUID or name);\n"
@@ -161,14 +164,25 @@ static q4_status parse_fault(const char *s, q4h_cli *cli, q4_error *err)
             *slots[k] = (int64_t)n;
             return Q4_OK;
         }
+    /* train_<kind>@N: a planted integration bug at step N of every training case */
+    static const char *const train_kinds[Q4H_TRAIN_FAULT_COUNT] = {
+        NULL, "train_mv_reset", "train_dw_stale", "train_stale_w", "train_bwd_stale_w" };
+    for (int k = 1; at && k < Q4H_TRAIN_FAULT_COUNT; k++)
+        if ((size_t)(at - s) == strlen(train_kinds[k]) && !strncmp(s, train_kinds[k], (size_t)(at - s)) &&
+            parse_uint("--inject-fault", at + 1, Q4_CASE_TRAIN_MAX_STEPS, &n, NULL) == Q4_OK &&
+            n >= 1) {
+            cli->train_fault = (q4h_train_fault){ (q4h_train_fault_kind)k, (int64_t)n };
+            return Q4_OK;
+        }
     if (at && at - s == 5 && !strncmp(s, "flaky", 5) &&
         parse_uint("--inject-fault", at + 1, INT32_MAX, &n, NULL) == Q4_OK && n >= 2) {
         cli->flaky_every = (int)n;
         return Q4_OK;
     }
     return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects KIND@N with KIND alloc, lost, "
-                   "timeout, crash or teardown and 1 <= N <= %d, or flaky@N with N >= 2, "
-                   "got '%s'", INT32_MAX, SHOWN(s));
+                   "timeout, crash or teardown and 1 <= N <= %d, flaky@N with N >= 2, or "
+                   "train_mv_reset, train_dw_stale, train_stale_w or train_bwd_stale_w @ a "
+                   "step 1 <= N <= %d, got '%s'", INT32_MAX, Q4_CASE_TRAIN_MAX_STEPS, SHOWN(s));
 }
 
 /* I/N with 1 <= I <= N <= Q4H_MAX_SHARDS, each part a plain whole number (no sign, no

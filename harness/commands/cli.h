@@ -58,6 +58,7 @@ typedef struct q4h_cli {
     char devices_buf[1024];
     int flake_retries;              /* --flake-retries */
     int flaky_every;                /* --inject-fault flaky@N */
+    q4h_train_fault train_fault;    /* --inject-fault train_<kind>@N */
     int help, version;              /* --help, --version: the caller prints */
     uint64_t given;                 /* bit i: option i of cli.c's table was given */
 } q4h_cli;

@@ -489,6 +489,7 @@ static int cmd_run(const q4h_cli *cli)
         .api = backend->api,
         .jobs = cli->jobs, .devices = cli->devices, .n_devices = (int)cli->n_devices,
         .flake_retries = cli->flake_retries, .flaky_every = cli->flaky_every,
+        .train_fault = cli->train_fault,
     };
     if (shcov)
         opt.vk.probes = q4h_shcov_probes(shcov);

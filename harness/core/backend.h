@@ -42,6 +42,9 @@ typedef struct q4h_backend_i {
     const char *suite;             /* the JUnit suite: one nightly can hold both APIs' runs */
     bool wgsl;                     /* its kernels (--kernel, --interface steps) are WGSL, not
                                       SPIR-V */
+    /* Why its training cases (q4cts.train.*) are NotSupported; NULL: the training
+     * driver runs them through run (docs/training.md). */
+    const char *no_training;
     bool vulkan;                   /* its devices are this process's Vulkan devices: their API
                                       version is reported, Q4CTS_VALIDATION's layer applies */
     /* `q4cts devices`: every device the API offers, to stdout. */

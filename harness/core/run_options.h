@@ -26,6 +26,25 @@ typedef struct q4h_override {
 struct q4h_iface;
 struct q4h_backend_i;
 
+/* --inject-fault train_<kind>@N: a planted bug of the stack around the kernels, fired
+ * by the training driver at step N of every training case (docs/training.md): what an
+ * integration gets wrong while each kernel is right. */
+typedef enum q4h_train_fault_kind {
+    Q4H_TRAIN_FAULT_NONE,
+    Q4H_TRAIN_FAULT_MV_RESET,     /* AdamW's m and v handed to the kernel as zeros */
+    Q4H_TRAIN_FAULT_DW_STALE,     /* dW accumulated onto the last step's: not cleared */
+    Q4H_TRAIN_FAULT_STALE_W,      /* the forward reads the last step's W_4X8, not the
+                                     requant's new one */
+    Q4H_TRAIN_FAULT_BWD_STALE_W,  /* the backward reads the last step's W_4X8 while the
+                                     forward reads the new one */
+    Q4H_TRAIN_FAULT_COUNT
+} q4h_train_fault_kind;
+
+typedef struct q4h_train_fault {
+    q4h_train_fault_kind kind;
+    int64_t step;                 /* 1-based; the fault fires at this step only */
+} q4h_train_fault;
+
 typedef struct q4h_run_options {
     const struct q4h_backend_i *backend;   /* the API the cases run on (backend.h) */
     q4vk_options vk;           /* device selection, validation, per-submit timeout, faults
@@ -50,6 +69,7 @@ typedef struct q4h_run_options {
     int flake_retries;         /* runs more of a case that is not ok */
     int flaky_every;           /* --inject-fault flaky@N: a worker's GPU runs not a multiple
                                   of N read back a wrong first element; 0 off */
+    q4h_train_fault train_fault;   /* --inject-fault train_<kind>@N */
 } q4h_run_options;
 
 typedef struct q4h_sink {

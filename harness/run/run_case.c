@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "judge.h"
+#include "train_case.h"
 #include "verdict.h"
 
 /* --inject-fault flaky@N: the harness's stand-in for a kernel that is right only
@@ -118,6 +119,17 @@ q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *giv
     double t0 = q4h_now_s();
     char why[Q4_MSG_MAX] = "";
 
+    if (q4_case_is_train(c)) {   /* a model trained for steps, not one op */
+        if (given) {
+            q4h_result_start(b->opt, c, r);
+            r->verdict = Q4_NOT_SUPPORTED;
+            snprintf(r->message, sizeof r->message, "a training case runs from its name and "
+                     "seed; it takes no given inputs (docs/training.md)");
+        } else {
+            q4h_train_case(b, c, r);
+        }
+        return Q4_OK;
+    }
     q4h_result_start(b->opt, c, r);
     if (!op) {
         snprintf(r->message, sizeof r->message, "no descriptor for op %s", c->op);

@@ -1,0 +1,495 @@
+/* train_case.c: the training driver (train_case.h, docs/training.md).
+ *
+ * The model's state (each layer's fp32 latent weight, its W_4X8 codes and fixed
+ * scales, AdamW's m and v, the step) is kept as the GPU left it: every op's outputs
+ * are read back and are the next op's inputs. Each op runs through the backend's own
+ * per-op run (backend.h), so it is the same launch, read-back and guard checks as a
+ * single-op case, and it is judged by the op's descriptor (truth and judge) on the
+ * exact inputs the previous ops produced, so rounding never compounds in judgement
+ * (a). Then the loss trajectory is judged against an fp64 run of the same model from
+ * the same start, in an envelope calibrated by the zoo's legal fp32 runs (b).
+ *
+ * Between ops the state passes through host memory (each op's run uploads its
+ * inputs and reads its outputs back); gpu_in is what the kernel is handed, truth_in
+ * what the previous kernels wrote. They differ only under a planted integration bug
+ * (--inject-fault train_<kind>@N). Device-resident state would replace the uploads
+ * and read-backs by buffers kept across ops, with the same judgement. */
+#include "train_case.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "judge.h"
+#include "q4ref_train.h"
+#include "verdict.h"
+
+/* The op descriptors a training step runs (harness/core/ops/). */
+extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
+    q4h_op_linear_dW, q4h_op_adamw_step, q4h_op_q4gsw_requant;
+
+/* The trace's op columns, in a step's order. */
+enum { COL_FWD, COL_CE, COL_DW, COL_BWD, COL_ADAMW, COL_REQUANT };
+static const q4h_op *const col_op[Q4_TRAIN_OPS] = {
+    &q4h_op_linear_q4gsw, &q4h_op_fused_ce,   &q4h_op_linear_dW,
+    &q4h_op_linear_q4gsw_backward, &q4h_op_adamw_step, &q4h_op_q4gsw_requant,
+};
+
+/* The envelope's calibration (docs/training.md, "The envelope"): the zoo's largest
+ * deviation from the fp64 run times SAFETY, plus a floor of FLOOR relative to the
+ * loss (about 8 to 16 fp32 ulps of it) for steps where every zoo run happens to agree. */
+#define SAFETY 8.0
+#define FLOOR_REL 0x1p-20
+/* The latent's drift allowance in units of its scale, for the same reason. */
+#define DRIFT_FLOOR 0x1p-20
+
+typedef struct driver {
+    q4h_backend *b;
+    const q4_case *c;
+    q4_result *r;
+    bool stopped;              /* a run failed (not a judged Fail): the case ends */
+    int64_t elements;
+    double gpu_ms;
+} driver;
+
+/* The case of one op run: its descriptor's fields only. */
+static q4_case op_case(const q4h_op *op, const q4_case *c)
+{
+    q4_case oc;
+    memset(&oc, 0, sizeof oc);
+    oc.op = op->name;
+    snprintf(oc.family, sizeof oc.family, "custom");
+    oc.seed = c->seed;
+    return oc;
+}
+
+/* Runs op on gpu_in, judges it against the truth of truth_in and keeps the worst of
+ * the case in d->r; trace column col at step t (1-based). out holds the GPU's results
+ * after it. False when the run itself failed (the case's verdict is set). */
+static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inputs *truth_in,
+                   const q4_inputs *gpu_in, int64_t t, int layer, int col, q4h_outputs *out,
+                   void (*tamper)(q4h_outputs *out, const void *ctx), const void *ctx)
+{
+    q4_error err = { 0 };
+    q4_result one;
+    char why[Q4_MSG_MAX] = "";
+    q4h_observations obs = { .gpu_ms = -1 };
+    q4_result_init(&one);
+    q4h_outputs_free(out);
+    q4_status st = d->b->i->begin(d->b, op, oc, why, sizeof why, &err);
+    if (st == Q4_OK && why[0]) {
+        d->r->verdict = Q4_NOT_SUPPORTED;
+        snprintf(d->r->message, sizeof d->r->message, "step %lld, %s: %.400s", (long long)t,
+                 op->name, why);
+        d->stopped = true;
+        return false;
+    }
+    if (st == Q4_OK)
+        st = op->truth(oc, truth_in, out, &err);
+    if (st == Q4_OK)
+        st = d->b->i->run(d->b, op, oc, gpu_in, out, &obs, &err);
+    if (st != Q4_OK) {
+        d->r->verdict = q4h_verdict_of_run(st);
+        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.450s",
+                 (long long)t, layer + 1, op->name, err.msg);
+        d->stopped = true;
+        return false;
+    }
+    if (tamper)
+        tamper(out, ctx);
+    q4h_judge(out, &one);
+    if (obs.out_of_bounds) {
+        one.verdict = Q4_FAIL;
+        snprintf(one.message, sizeof one.message, "out-of-bounds access: %.900s", obs.oob);
+    } else if (obs.raced) {
+        one.verdict = Q4_FAIL;
+        snprintf(one.message, sizeof one.message, "shared-memory race: %.480s", obs.race);
+    }
+    if (obs.gpu_ms > 0)
+        d->gpu_ms += obs.gpu_ms;
+    d->elements += one.elements;
+    float *cell = &d->r->train.margin[t - 1][col];
+    if (!isnan(one.worst_margin) && (isnan(*cell) || one.worst_margin > *cell))
+        *cell = (float)one.worst_margin;
+    /* The first op that is not ok is the case's cause (what follows it inherits its
+     * error); until then the op with the largest margin is the case's worst. */
+    bool first_bad = d->r->verdict == Q4_PASS && one.verdict != Q4_PASS;
+    bool worse = d->r->verdict == Q4_PASS ? q4h_result_worse(&one, d->r)
+                 : q4h_verdict_badness(one.verdict) > q4h_verdict_badness(d->r->verdict);
+    if (first_bad || worse) {
+        char msg[sizeof one.message];
+        snprintf(msg, sizeof msg, "%s", one.message);
+        q4_result *r = d->r;
+        r->verdict = one.verdict;
+        r->worst_err = one.worst_err;
+        r->worst_margin = one.worst_margin;
+        r->stat_margin = one.stat_margin;
+        r->got = one.got, r->expected = one.expected, r->bound = one.bound;
+        snprintf(r->output, sizeof r->output, "%s", one.output);
+        r->index = one.index;
+        /* a step fits 2 digits, a layer 1: 19 bytes before the element's coordinates */
+        snprintf(r->where, sizeof r->where, "step=%d, layer=%d, %.40s", (int)t % 100,
+                 (layer + 1) % 10, one.where);
+        if (one.verdict == Q4_PASS)
+            r->message[0] = 0;
+        else
+            snprintf(r->message, sizeof r->message, "step %lld, layer %d, %s: %.900s",
+                     (long long)t, layer + 1, op->name, msg[0] ? msg : "see the worst element");
+    }
+    return true;
+}
+
+/* ---------------- the planted integration bugs ---------------- */
+
+static bool fault_at(const driver *d, q4h_train_fault_kind kind, int64_t t)
+{
+    const q4h_train_fault *f = &d->b->opt->train_fault;
+    return f->kind == kind && f->step == t;
+}
+
+/* dW not cleared: the kernel's result lands on top of the last step's. */
+static void add_previous(q4h_outputs *out, const void *ctx)
+{
+    const float *prev = ctx;
+    q4h_output *o = &out->o[0];
+    for (int64_t i = 0; o->got && i < o->count; i++)
+        o->got[i] += prev[i];
+}
+
+/* ---------------- the trajectory's references ---------------- */
+
+typedef struct refs {
+    double loss64[Q4_TRAIN_STEPS], tie[Q4_TRAIN_STEPS];
+    double env[Q4_TRAIN_STEPS], drift[Q4_TRAIN_STEPS];   /* drift in units of the scale */
+    double *lat64;             /* [T][n] */
+    uint8_t *codes64;          /* [n] */
+} refs;
+
+static double scale_of(const q4ref_train_model *m, int64_t i)
+{
+    int l = 0;
+    while (l + 1 < m->layers && i >= q4ref_train_weight_at(m, l + 1)) l++;
+    const int64_t at = i - q4ref_train_weight_at(m, l), K = m->width[l], N = m->width[l + 1];
+    return m->scales[q4ref_train_scale_at(m, l) + ((at % K) / m->gs) * N + at / K];
+}
+
+static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
+{
+    const int64_t n = q4ref_train_weights(m), T = m->T;
+    double lossz[Q4_TRAIN_STEPS];
+    double *latz = malloc((size_t)(T * n) * sizeof *latz);
+    rf->lat64 = malloc((size_t)(T * n) * sizeof *rf->lat64);
+    rf->codes64 = malloc((size_t)n);
+    if (!latz || !rf->lat64 || !rf->codes64) {
+        free(latz);
+        return q4_fail(err, Q4_ERR_NOMEM, "cannot allocate the reference trajectories");
+    }
+    q4ref_train_trace tr64 = { rf->loss64, rf->lat64, rf->codes64, rf->tie };
+    q4_status st = q4ref_train_fp64(m, &tr64, err);
+    double spread[Q4_TRAIN_STEPS] = { 0 }, dspread[Q4_TRAIN_STEPS] = { 0 };
+    for (int z = 0; z < Q4REF_TRAIN_ZOO_RUNS && st == Q4_OK; z++) {
+        q4ref_train_trace trz = { lossz, latz, NULL, NULL };
+        st = q4ref_train_zoo(m, z, &trz, err);
+        for (int64_t t = 0; st == Q4_OK && t < T; t++) {
+            spread[t] = fmax(spread[t], fabs(lossz[t] - rf->loss64[t]));
+            for (int64_t i = 0; i < n; i++) {
+                double s = scale_of(m, i);
+                if (s != 0)
+                    dspread[t] = fmax(dspread[t],
+                                      fabs(latz[t * n + i] - rf->lat64[t * n + i]) / fabs(s));
+            }
+        }
+    }
+    for (int64_t t = 0; t < T; t++) {
+        rf->env[t] = SAFETY * spread[t] + FLOOR_REL * fmax(1.0, fabs(rf->loss64[t]));
+        rf->drift[t] = SAFETY * dspread[t] + DRIFT_FLOOR;
+    }
+    free(latz);
+    return st;
+}
+
+/* ---------------- one case ---------------- */
+
+void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
+{
+    const double t0 = q4h_now_s();
+    const q4h_run_options *opt = b->opt;
+    q4_inputs in = { 0 };
+    q4_error err = { 0 };
+    refs rf = { 0 };
+    q4h_outputs out = { 0 };
+    driver d = { b, c, r, false, 0, 0 };
+    float *lat = NULL, *mom = NULL, *vel = NULL, *dw = NULL, *dw_prev = NULL, *zeros = NULL;
+    float *act = NULL, *g = NULL;
+    uint32_t *w = NULL, *w_prev = NULL;
+    uint8_t *codes = NULL;
+
+    q4h_result_start(opt, c, r);
+    r->train.steps = (int)c->step;
+    for (int o = 0; o < Q4_TRAIN_OPS; o++)
+        snprintf(r->train.ops[o], sizeof r->train.ops[o], "%s", col_op[o]->name);
+    for (int s = 0; s < Q4_TRAIN_STEPS; s++)
+        for (int o = 0; o < Q4_TRAIN_OPS; o++)
+            r->train.margin[s][o] = NAN;
+    r->train.codes_margin = NAN;
+    const char *refuse = b->i->no_training;
+    if (!refuse && (opt->n_overrides || opt->n_kernel_args))
+        refuse = "training cases run the built-in kernels only in this version: --kernel is "
+                 "not applied to their steps (docs/training.md, \"Not yet\")";
+    if (!refuse && opt->n_interfaces)
+        refuse = "training cases run the built-in kernels only in this version: interface "
+                 "files are not applied to their steps (docs/training.md, \"Not yet\")";
+    if (refuse) {
+        r->verdict = Q4_NOT_SUPPORTED;
+        snprintf(r->message, sizeof r->message, "%s", refuse);
+        r->train.steps = 0;
+        goto done;
+    }
+    if (!b->i->info(b)) {
+        snprintf(r->message, sizeof r->message, "no device: it was lost and could not be reopened");
+        goto done;
+    }
+    if (q4_case_inputs(c, &in, &err) != Q4_OK) {
+        r->verdict = q4h_verdict_of_preparing(err.status);
+        snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
+        goto done;
+    }
+    int64_t wd[5];
+    const int L = q4_case_train_widths(c, wd);
+    q4ref_train_model m = { .layers = L, .M = c->m, .T = c->step, .gs = c->gs, .x = in.x,
+                            .labels = in.labels, .latent = in.latent, .scales = in.scales,
+                            .lr = in.lr, .beta1 = in.beta1, .beta2 = in.beta2, .eps = in.eps,
+                            .wd = in.wd };
+    int64_t words = 0, widest = 0;
+    for (int l = 0; l <= L; l++) {
+        m.width[l] = wd[l];
+        widest = wd[l] > widest ? wd[l] : widest;
+        if (l < L) words += q4_w4x8_words(wd[l + 1], wd[l]);
+    }
+    const int64_t n = q4ref_train_weights(&m), M = c->m, T = c->step, V = c->v;
+    double t_truth = q4h_now_s();
+    if (make_refs(&m, &rf, &err) != Q4_OK) {
+        r->verdict = q4h_verdict_of_preparing(err.status);
+        snprintf(r->message, sizeof r->message, "the reference runs failed: %.480s", err.msg);
+        goto done;
+    }
+    r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
+    lat = malloc((size_t)n * sizeof *lat);
+    mom = calloc((size_t)n, sizeof *mom), vel = calloc((size_t)n, sizeof *vel);
+    dw = calloc((size_t)n, sizeof *dw), dw_prev = calloc((size_t)n, sizeof *dw_prev);
+    zeros = calloc((size_t)n, sizeof *zeros);
+    act = calloc((size_t)((L + 1) * M * widest), sizeof *act);
+    g = calloc((size_t)(2 * M * widest), sizeof *g);
+    w = calloc((size_t)words, sizeof *w), w_prev = calloc((size_t)words, sizeof *w_prev);
+    codes = calloc((size_t)n, 1);
+    if (!lat || !mom || !vel || !dw || !dw_prev || !zeros || !act || !g || !w || !w_prev ||
+        !codes) {
+        r->verdict = Q4_RESOURCE_ERROR;
+        snprintf(r->message, sizeof r->message, "cannot allocate the training state");
+        goto done;
+    }
+    memcpy(lat, in.latent, (size_t)n * sizeof *lat);
+    /* The start: the requant of the initial latent, the same codes the references start
+     * from. */
+    if (q4ref_train_start_codes(&m, codes, &err) == Q4_OK)
+        for (int l = 0, wat = 0; l < L && err.status == Q4_OK; l++) {
+            q4ref_pack_w4x8(codes + q4ref_train_weight_at(&m, l), wd[l + 1], wd[l], w + wat, &err);
+            wat += (int)q4_w4x8_words(wd[l + 1], wd[l]);
+        }
+    if (err.status != Q4_OK) {
+        snprintf(r->message, sizeof r->message, "the start's codes: %.480s", err.msg);
+        goto done;
+    }
+    memcpy(w_prev, w, (size_t)words * sizeof *w);
+    r->verdict = Q4_PASS;
+    r->worst_margin = 0;
+
+    for (int64_t t = 1; t <= T && !d.stopped; t++) {
+        /* forward: act[l+1] = act[l] W_l^T */
+        memcpy(act, in.x + (t - 1) * M * c->k, (size_t)(M * c->k) * sizeof *act);
+        for (int l = 0, wat = 0; l < L && !d.stopped; l++) {
+            const int64_t N = wd[l + 1], K = wd[l];
+            q4_case oc = op_case(&q4h_op_linear_q4gsw, c);
+            oc.m = M, oc.n = N, oc.k = K, oc.gs = c->gs;
+            q4_inputs ti = { 0 };
+            ti.x = act + l * M * widest;
+            ti.w4x8 = w + wat;
+            ti.scales = in.scales + q4ref_train_scale_at(&m, l);
+            q4_inputs gi = ti;
+            if (fault_at(&d, Q4H_TRAIN_FAULT_STALE_W, t))
+                gi.w4x8 = w_prev + wat;
+            if (run_op(&d, &q4h_op_linear_q4gsw, &oc, &ti, &gi, t, l, COL_FWD, &out, NULL, NULL))
+                memcpy(act + (l + 1) * M * widest, out.o[0].got, (size_t)(M * N) * sizeof(float));
+            wat += (int)q4_w4x8_words(N, K);
+        }
+        /* fused CE on the logits, every row labelled */
+        float *gcur = g, *gnext = g + M * widest;
+        if (!d.stopped) {
+            q4_case oc = op_case(&q4h_op_fused_ce, c);
+            oc.r = M, oc.v = V;
+            q4_inputs ti = { 0 };
+            ti.logits = act + L * M * widest;
+            ti.labels = in.labels + (t - 1) * M;
+            ti.n_valid = (float)M;
+            if (run_op(&d, &q4h_op_fused_ce, &oc, &ti, &ti, t, L - 1, COL_CE, &out, NULL, NULL)) {
+                r->train.loss_gpu[t - 1] = out.o[0].got[0];
+                memcpy(gcur, out.o[1].got, (size_t)(M * V) * sizeof(float));
+            }
+        }
+        /* backward, top layer first: dW_l = g^T act[l]; g = g W_l below the top */
+        int wat = (int)words;
+        for (int l = L - 1; l >= 0 && !d.stopped; l--) {
+            const int64_t N = wd[l + 1], K = wd[l], at = q4ref_train_weight_at(&m, l);
+            wat -= (int)q4_w4x8_words(N, K);
+            q4_case oc = op_case(&q4h_op_linear_dW, c);
+            oc.m = M, oc.n = N, oc.k = K;
+            q4_inputs ti = { 0 };
+            ti.dout = gcur;
+            ti.x = act + l * M * widest;
+            bool stale = fault_at(&d, Q4H_TRAIN_FAULT_DW_STALE, t);
+            if (run_op(&d, &q4h_op_linear_dW, &oc, &ti, &ti, t, l, COL_DW, &out,
+                       stale ? add_previous : NULL, dw_prev + at))
+                memcpy(dw + at, out.o[0].got, (size_t)(N * K) * sizeof(float));
+            if (l == 0 || d.stopped)
+                continue;
+            oc = op_case(&q4h_op_linear_q4gsw_backward, c);
+            oc.m = M, oc.n = N, oc.k = K, oc.gs = c->gs;
+            memset(&ti, 0, sizeof ti);
+            ti.dout = gcur;
+            ti.w4x8 = w + wat;
+            ti.scales = in.scales + q4ref_train_scale_at(&m, l);
+            q4_inputs gi = ti;
+            if (fault_at(&d, Q4H_TRAIN_FAULT_BWD_STALE_W, t))
+                gi.w4x8 = w_prev + wat;
+            if (run_op(&d, &q4h_op_linear_q4gsw_backward, &oc, &ti, &gi, t, l, COL_BWD, &out,
+                       NULL, NULL)) {
+                memcpy(gnext, out.o[0].got, (size_t)(M * K) * sizeof(float));
+                float *tmp = gcur;
+                gcur = gnext, gnext = tmp;
+            }
+        }
+        memcpy(dw_prev, dw, (size_t)n * sizeof *dw);
+        memcpy(w_prev, w, (size_t)words * sizeof *w);
+        /* AdamW on each layer's latent, then the requant the next forward reads */
+        wat = 0;
+        for (int l = 0; l < L && !d.stopped; l++) {
+            const int64_t N = wd[l + 1], K = wd[l], at = q4ref_train_weight_at(&m, l);
+            q4_case oc = op_case(&q4h_op_adamw_step, c);
+            oc.numel = N * K, oc.step = t, oc.wd = 1;
+            q4_inputs ti = { 0 };
+            ti.param = lat + at, ti.grad = dw + at, ti.m = mom + at, ti.v = vel + at;
+            ti.lr = in.lr, ti.beta1 = in.beta1, ti.beta2 = in.beta2, ti.eps = in.eps;
+            ti.wd = in.wd;
+            q4ref_train_bias_corrections(&m, t, &ti.bc1, &ti.bc2);
+            q4_inputs gi = ti;
+            if (fault_at(&d, Q4H_TRAIN_FAULT_MV_RESET, t))
+                gi.m = zeros + at, gi.v = zeros + at;
+            if (run_op(&d, &q4h_op_adamw_step, &oc, &ti, &gi, t, l, COL_ADAMW, &out, NULL, NULL)) {
+                memcpy(lat + at, out.o[0].got, (size_t)(N * K) * sizeof(float));
+                memcpy(mom + at, out.o[1].got, (size_t)(N * K) * sizeof(float));
+                memcpy(vel + at, out.o[2].got, (size_t)(N * K) * sizeof(float));
+            }
+            if (d.stopped)
+                break;
+            oc = op_case(&q4h_op_q4gsw_requant, c);
+            oc.n = N, oc.k = K, oc.gs = c->gs;
+            memset(&ti, 0, sizeof ti);
+            ti.latent = lat + at;
+            ti.scales = in.scales + q4ref_train_scale_at(&m, l);
+            if (run_op(&d, &q4h_op_q4gsw_requant, &oc, &ti, &ti, t, l, COL_REQUANT, &out, NULL,
+                       NULL)) {
+                /* the words as the GPU wrote them are what the next forward reads */
+                if (out.o[0].raw && out.o[0].raw_bytes == (size_t)q4_w4x8_words(N, K) * 4)
+                    memcpy(w + wat, out.o[0].raw, out.o[0].raw_bytes);
+                memcpy(codes + at, out.o[0].got_code, (size_t)(N * K));
+            }
+            wat += (int)q4_w4x8_words(N, K);
+        }
+    }
+    if (d.stopped)
+        goto done;
+
+    /* (b) the trajectory: each step's loss against the fp64 run's. A step whose codes
+     * came after a requant where the fp64 latent lay within the drift allowance of a
+     * rounding boundary may legally differ by whole codes: outside the envelope there it
+     * is a QualityWarning, as requant's own near-tie codes are (SPEC §3). */
+    bool near_tie = false, traj_noted = false;
+    for (int64_t t = 1; t <= T; t++) {
+        double got = r->train.loss_gpu[t - 1], want = rf.loss64[t - 1], env = rf.env[t - 1];
+        r->train.loss_ref[t - 1] = (float)want;
+        r->train.envelope[t - 1] = (float)env;
+        if (t >= 2 && rf.tie[t - 2] <= rf.drift[t - 2])
+            near_tie = true;
+        double margin = isfinite(got) ? fabs(got - want) / env : INFINITY;
+        if (margin <= 1)
+            continue;
+        q4_verdict v = near_tie ? Q4_QUALITY_WARNING : Q4_FAIL;
+        if (q4h_verdict_badness(v) <= q4h_verdict_badness(r->verdict)) {
+            if (!traj_noted) {   /* an op failed first: its message stays, this is added */
+                size_t len = strlen(r->message);
+                snprintf(r->message + len, sizeof r->message - len, "; the loss leaves its "
+                         "envelope from step %lld on", (long long)t);
+            }
+            traj_noted = true;
+            continue;
+        }
+        traj_noted = true;
+        r->verdict = v;
+        r->worst_margin = margin;
+        r->worst_err = fabs(got - want);
+        r->got = got, r->expected = want, r->bound = env;
+        snprintf(r->output, sizeof r->output, "loss trajectory");
+        r->index = t - 1;
+        snprintf(r->where, sizeof r->where, "step=%lld", (long long)t);
+        snprintf(r->message, sizeof r->message, "step %lld: the loss %.9g is %.3g from the fp64 "
+                 "run's %.9g, outside the envelope %.3g%s", (long long)t, got, fabs(got - want),
+                 want, env, near_tie ? " (after a requant near a rounding boundary: whole codes "
+                 "may legally differ)" : "");
+    }
+    /* the final codes against the fp64 run's, within the tie rule */
+    double cm = 0;
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (codes[i] == rf.codes64[i])
+            continue;
+        double s = scale_of(&m, i);
+        double q = s != 0 ? rf.lat64[(T - 1) * n + i] / s : 0;
+        double dist = q <= -7.5 ? -7.5 - q : q >= 6.5 ? q - 6.5 : fabs(q - floor(q) - 0.5);
+        double e = dist <= rf.drift[T - 1] && abs((int)codes[i] - (int)rf.codes64[i]) == 1
+                   ? 1 : INFINITY;
+        if (e > cm) cm = e, bad = i;
+    }
+    r->train.codes_margin = (float)cm;
+    if (cm > 0) {
+        q4_verdict v = cm > 1 ? Q4_FAIL : Q4_QUALITY_WARNING;
+        if (q4h_verdict_badness(v) <= q4h_verdict_badness(r->verdict)) {
+            size_t len = strlen(r->message);
+            snprintf(r->message + len, sizeof r->message - len, "; final codes differ from the "
+                     "fp64 run's (e.g. weight %lld)", (long long)bad);
+        } else {
+            r->verdict = v;
+            r->worst_margin = cm;
+            r->got = codes[bad], r->expected = rf.codes64[bad], r->bound = NAN;
+            r->worst_err = fabs(r->got - r->expected);
+            snprintf(r->output, sizeof r->output, "final codes");
+            r->index = bad;
+            snprintf(r->where, sizeof r->where, "weight %lld", (long long)bad);
+            snprintf(r->message, sizeof r->message, "the final code of weight %lld is %d; the "
+                     "fp64 run's is %d%s", (long long)bad, codes[bad], rf.codes64[bad],
+                     cm > 1 ? "" : " (its latent lies near a rounding boundary)");
+        }
+    }
+done:
+    r->elements = d.elements;
+    r->gpu_ms = d.gpu_ms > 0 ? d.gpu_ms : -1;
+    q4h_outputs_free(&out);
+    q4_inputs_free(&in);
+    free(rf.lat64); free(rf.codes64);
+    free(lat); free(mom); free(vel); free(dw); free(dw_prev); free(zeros); free(act); free(g);
+    free(w); free(w_prev); free(codes);
+    if (b->i->end)
+        b->i->end(b);
+    r->seconds = q4h_now_s() - t0;
+}
