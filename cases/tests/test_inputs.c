@@ -3,6 +3,7 @@
  * promises, in-contract inputs for every generated case, W_4X8 packing, masked rows,
  * AdamW hyper-parameters, and the special values of the requant families. */
 #include <check.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,41 @@ static void check_w4x8(const q4_case *c, const q4_inputs *in)
     free(used);
 }
 
+/* A training case's inputs (docs/training.md): T batches of x in [-1, 1), labels in
+ * range and not all one class (the teacher separates them), each layer's latent about
+ * 1/sqrt(K) with power-of-two scales that leave every start code unclamped. */
+static void check_train(const q4_case *c, const q4_inputs *in)
+{
+    int64_t w[5], at = 0, sat = 0;
+    q4_error err = {0};
+    const int L = q4_case_train_widths(c, w);
+    ck_assert_int_eq(L, c->layers);
+    ck_assert_int_eq(w[0], c->k);
+    ck_assert_int_eq(w[L], c->v);
+    check_clean(in->x, c->step * c->m * c->k, -1, 1, "x");
+    ck_assert_int_eq(q4_check_labels(in->labels, c->step * c->m, c->v, &err), Q4_OK);
+    int classes = 0, *seen = calloc((size_t)c->v, sizeof *seen);
+    for (int64_t r = 0; r < c->step * c->m; r++) classes += !seen[in->labels[r]]++;
+    free(seen);
+    ck_assert_msg(classes >= 2, "%s: every label is one class", c->name);
+    for (int l = 0; l < L; l++) {
+        const int64_t N = w[l + 1], K = w[l];
+        for (int64_t g = 0; g < K / c->gs; g++)
+            for (int64_t n = 0; n < N; n++) {
+                float s = in->scales[sat + g * N + n];
+                int e;
+                ck_assert_msg(frexpf(s, &e) == 0.5f, "%s: scale %g is no power of two", c->name, s);
+                for (int64_t k = g * c->gs; k < (g + 1) * c->gs; k++)
+                    ck_assert(fabsf(in->latent[at + n * K + k]) <= 7 * s);
+            }
+        check_clean(in->latent + at, N * K, -1, 1, "latent");
+        at += N * K;
+        sat += (K / c->gs) * N;
+    }
+    ck_assert(in->lr == (float)c->lr * 1e-4f);
+    ck_assert(in->n_valid == (float)c->m);
+}
+
 /* Every generated case: inputs in contract and in the documented ranges. */
 START_TEST(all_generated_inputs_in_contract)
 {
@@ -82,6 +118,11 @@ START_TEST(all_generated_inputs_in_contract)
         q4_inputs in;
         ck_assert_msg(q4_case_inputs(c, &in, &err) == Q4_OK, "%s: %s", c->name, err.msg);
         ranged = c->values[0] == 0;
+        if (q4_case_is_train(c)) {   /* a model's data, not one op's inputs */
+            check_train(c, &in);
+            q4_inputs_free(&in);
+            continue;
+        }
         check_clean(in.x, c->m * c->k, -1, 1, "x");
         check_clean(in.dout, c->m * c->n, -1, 1, "dout");
         check_clean(in.bias, c->n, -1, 1, "bias");

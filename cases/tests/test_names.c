@@ -9,6 +9,14 @@
 #include "case_ops.h"
 #include "q4case.h"
 
+/* The descriptors whose generated cases the set holds: every op's, then the training
+ * cases'. */
+static const q4c_op *generating(int i)
+{
+    if (q4c_op_at(i)) return q4c_op_at(i);
+    return q4c_op_at(i - 1) ? q4c_train_desc() : NULL;
+}
+
 START_TEST(generated_round_trip)
 {
     q4_case *all;
@@ -17,7 +25,7 @@ START_TEST(generated_round_trip)
     size_t n_table = 0;
     const q4c_op *op;
     ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
-    for (int o = 0; (op = q4c_op_at(o)); o++)
+    for (int o = 0; (op = generating(o)); o++)
         for (int j = 0; op->generated[j]; j++) {
             /* The tables hold canonical names only (a non-canonical one would not round-trip). */
             q4_case c;
@@ -289,7 +297,73 @@ static const char *const rejected[][2] = {
      "device limit shared16383 must be in 16384..4294967295"},
     {"q4cts.adamw_step.small_device.n8_t1_w1_invocations64",
      "device limit invocations64 must be in 128..4294967295"},
+    /* training cases */
+    {"q4cts.train.mlp.m8_k32_v8_g8_t2_l1",
+     "unknown family 'mlp' for op train (families: linear1, linear2, linear3)"},
+    {"q4cts.train.linear2.m8_k32_v8_g8_t2_l1",
+     "missing parameter h: family linear2 has hidden layers of width h"},
+    {"q4cts.train.linear1.m8_k32_h8_v8_g8_t2_l1", "family linear1 has no hidden layer: leave h out"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t2", "missing parameter l; op train takes m k [h] v g t l"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t0_l1",
+     "t = 0 steps: a training case takes 1..16 steps (each step's results ride in the case's report)"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t17_l1",
+     "t = 17 steps: a training case takes 1..16 steps (each step's results ride in the case's report)"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t1_l10001",
+     "l = 10001: the learning rate is l * 1e-4 with l in 1..10000"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1.wide", "unknown value class 'wide' for op train (value classes: ordinary)"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1_groups4",
+     "family linear1 takes no device limit ('groups4'); lowered limits belong to family small_device"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1_s3", "unknown parameter 's' in 's3' for op train (parameters: m k [h] v g t l)"},
 };
+
+/* Training cases (docs/training.md): the fields of a name, the canonical form, each
+ * family with cases, the widths of its layers. */
+START_TEST(train_names)
+{
+    q4_case c;
+    q4_error err = {0};
+    int64_t w[5];
+    ck_assert_int_eq(q4_case_parse("q4cts.train.linear2.m32_k64_h16_v12_g8_t5_l300", 3, &c, &err), Q4_OK);
+    ck_assert(q4_case_is_train(&c));
+    ck_assert_str_eq(c.op, "train");
+    ck_assert_int_eq(c.layers, 2);
+    ck_assert_int_eq(c.m, 32);
+    ck_assert_int_eq(c.k, 64);
+    ck_assert_int_eq(c.h, 16);
+    ck_assert_int_eq(c.v, 12);
+    ck_assert_int_eq(c.gs, 8);
+    ck_assert_int_eq(c.step, 5);
+    ck_assert_int_eq(c.lr, 300);
+    ck_assert_int_eq(q4_case_train_widths(&c, w), 2);
+    ck_assert_int_eq(w[0], 64);
+    ck_assert_int_eq(w[1], 16);
+    ck_assert_int_eq(w[2], 12);
+    /* any token order, the default class spelled out: the same canonical name */
+    ck_assert_int_eq(q4_case_parse("q4cts.train.linear2.t5_l300_v12_g8_h16_k64_m32.ordinary", 0,
+                                   &c, &err), Q4_OK);
+    ck_assert_str_eq(c.name, "q4cts.train.linear2.m32_k64_h16_v12_g8_t5_l300");
+    ck_assert_int_eq(q4_case_parse("q4cts.train.linear3.m8_k32_h16_v8_g8_t1_l1", 0, &c, &err), Q4_OK);
+    ck_assert_int_eq(q4_case_train_widths(&c, w), 3);
+    ck_assert_int_eq(w[2], 16);
+    ck_assert_int_eq(w[3], 8);
+    ck_assert_int_eq(q4_case_parse("q4cts.linear_dW.custom.m3_n4_k8", 0, &c, &err), Q4_OK);
+    ck_assert(!q4_case_is_train(&c));
+    ck_assert(!q4_case_is_train(NULL));
+    /* every model has generated cases */
+    q4_case *all;
+    size_t n;
+    const char *fam;
+    ck_assert_int_eq(q4_case_all(&all, &n, &err), Q4_OK);
+    for (int f = 0; (fam = q4_case_family("train", f)); f++) {
+        int found = 0;
+        ck_assert_ptr_nonnull(q4_case_family_doc("train", fam));
+        for (size_t i = 0; i < n; i++)
+            found += q4_case_is_train(&all[i]) && strcmp(all[i].family, fam) == 0;
+        ck_assert_msg(found > 0, "no generated case for train.%s", fam);
+    }
+    free(all);
+}
+END_TEST
 
 START_TEST(rejected_names)
 {
@@ -346,6 +420,11 @@ START_TEST(resolved_op)
         ck_assert_ptr_eq(all[i].desc, q4c_op_find(all[i].op));
         ck_assert_ptr_eq(q4c_case_op(&all[i]), all[i].desc);
         int k = q4_case_op_index(&all[i]);
+        if (q4_case_is_train(&all[i])) {   /* training is no op: no op table lists it */
+            ck_assert_int_eq(k, -1);
+            ck_assert_ptr_eq(all[i].desc, q4c_train_desc());
+            continue;
+        }
         ck_assert_int_ge(k, 0);
         ck_assert_str_eq(q4_case_op(k), all[i].op);
     }
@@ -398,6 +477,7 @@ int main(void)
     tcase_add_test(tc, parsed_fields);
     tcase_add_test(tc, canonical_form);
     tcase_add_test(tc, rejected_names);
+    tcase_add_test(tc, train_names);
     tcase_add_test(tc, long_and_null_names);
     tcase_add_test(tc, custom_accepts_any_contract_shape);
     tcase_add_test(tc, random_sweeps);

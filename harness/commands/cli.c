@@ -180,9 +180,10 @@ static q4_status parse_fault(const char *s, q4h_cli *cli, q4_error *err)
         return Q4_OK;
     }
     return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects KIND@N with KIND alloc, lost, "
-                   "timeout, crash or teardown and 1 <= N <= %d, flaky@N with N >= 2, or "
-                   "train_mv_reset, train_dw_stale, train_stale_w or train_bwd_stale_w @ a "
-                   "step 1 <= N <= %d, got '%s'", INT32_MAX, Q4_CASE_TRAIN_MAX_STEPS, SHOWN(s));
+                   "timeout, crash or teardown (or train_mv_reset, train_dw_stale, "
+                   "train_stale_w or train_bwd_stale_w at a training step N <= %d) and "
+                   "1 <= N <= %d, or flaky@N with N >= 2, got '%s'", Q4_CASE_TRAIN_MAX_STEPS,
+                   INT32_MAX, SHOWN(s));
 }
 
 /* I/N with 1 <= I <= N <= Q4H_MAX_SHARDS, each part a plain whole number (no sign, no

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# test_train.sh: training cases, q4cts.train.* (docs/training.md): names listed and
+# refused with a clear sentence; the shipped ones pass under --strict with a trajectory
+# per step in the JSON report; each planted integration bug (--inject-fault
+# train_<kind>@N) fails the op it corrupts at step N, while the single-op cases of that
+# op pass with the same fault; --kernel and a WebGPU run make them NotSupported with the
+# reason. Exit 77: no device.
+#   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR MESA25_ICD
+set -uo pipefail
+q4cts=$1 glslang=$2 src=$3 work=$4 icd=${5:-}
+. "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+
+# ---- names: listed like any case; a malformed one is an error naming what is wrong ----
+expect 0 '^q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300$' -- "$q4cts" list --filter 'q4cts.train.*'
+[ "$(grep -c '^q4cts.train.' out.txt)" -eq 5 ] || fail "expected 5 generated training cases: $(cat out.txt)"
+expect 2 "missing parameter h: family linear2 has hidden layers of width h" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_v8_g8_t2_l1
+expect 2 "family linear1 has no hidden layer: leave h out" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_h8_v8_g8_t2_l1
+expect 2 "t = 17 steps: a training case takes 1..16 steps" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t17_l1
+expect 2 "layer 2 \(N = 8, K = 12\): .*gs" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_h12_v8_g8_t2_l1
+expect 2 "unknown family 'mlp' for op train \(families: linear1, linear2, linear3\)" -- "$q4cts" run --filter q4cts.train.mlp.m8_k32_v8_g8_t2_l1
+expect 2 "l = 0: the learning rate is l \* 1e-4" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l0
+expect 2 "--inject-fault expects .*train_mv_reset" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1 --inject-fault train_mv_reset@17
+
+"$q4cts" devices >devices.txt 2>&1
+if ! grep -q '^0: ' devices.txt; then
+  echo "no Vulkan device: skipping the runs"; echo "$checks checks, $failures failures"
+  [ "$failures" -eq 0 ] && exit 77 || exit 1
+fi
+
+# ---- the shipped cases pass under --strict; the JSON report has each step ----
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' --json train.json
+python3 - train.json <<'PY' || fail "the JSON report's training trajectory is not as expected"
+import json, math, sys
+res = json.load(open(sys.argv[1]))["q4cts"]["results"]
+assert len(res) == 5, len(res)
+for r in res:
+    t = r["train"]
+    steps = int(r["name"].split(".")[3].split("_t")[1].split("_")[0])
+    assert len(t["steps"]) == steps, (r["name"], len(t["steps"]))
+    assert t["codes_margin"] == 0, t["codes_margin"]
+    for s in t["steps"]:
+        assert abs(s["loss_gpu"] - s["loss_ref"]) <= s["envelope"], s
+        assert 0 < s["envelope"] < 1e-3, s
+        m = s["margins"]
+        for op in ("linear_q4gsw", "fused_ce", "linear_dW", "adamw_step", "q4gsw_requant"):
+            assert m[op] is not None and m[op] <= 1, (op, s)
+        layers = int(r["name"].split(".")[2][-1])
+        assert (m["linear_q4gsw_backward"] is None) == (layers == 1), (r["name"], m)
+    first, last = t["steps"][0]["loss_ref"], t["steps"][-1]["loss_ref"]
+    if "linear1" in r["name"] or "m32" in r["name"]:
+        assert last < first, ("the loss does not fall", r["name"], first, last)
+PY
+
+# ---- planted integration bugs: each fails the op it corrupts, at its step ----
+l2=q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300
+expect 1 "step 2, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_mv_reset@2 --json mv.json
+grep -q '"output": "m"\|"output": "v"\|"output": "param"' mv.json || fail "mv_reset: the worst output is not AdamW's"
+expect 1 "step 3, layer 2, linear_dW: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_dw_stale@3
+expect 1 "step 3, layer 1, linear_q4gsw: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_stale_w@3
+expect 1 "step 4, layer 2, linear_q4gsw_backward: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_bwd_stale_w@4
+# the trajectory alone catches it too: the loss leaves the envelope after the bug
+python3 - mv.json <<'PY' || fail "mv_reset: the trajectory does not leave its envelope"
+import json, sys
+r = json.load(open(sys.argv[1]))["q4cts"]["results"][0]
+s = r["train"]["steps"]
+assert any(abs(x["loss_gpu"] - x["loss_ref"]) > x["envelope"] for x in s[2:]), s
+assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in s[:2]), s
+assert s[1]["margins"]["adamw_step"] > 1 and s[0]["margins"]["adamw_step"] <= 1, s
+PY
+# the same faults leave every single-op case alone: each kernel is right
+for f in train_mv_reset@2 train_dw_stale@2 train_stale_w@2 train_bwd_stale_w@2; do
+  expect 0 'result: PASS' -- "$q4cts" run --strict --caselist "$src/cases/mustpass.txt" \
+    --filter 'q4cts.adamw_step.wd_*' --filter 'q4cts.linear_dW.grouped*' \
+    --filter 'q4cts.linear_q4gsw.tile_aligned*' --filter 'q4cts.linear_q4gsw_backward.grouped*' \
+    --exclude 'q4cts.train.*' --inject-fault "$f"
+done
+
+# ---- what training cases do not run yet: NotSupported with the reason ----
+"$glslang" --target-env vulkan1.1 -V --quiet -I"$src/gpu/shaders" -o adamw.spv \
+  "$src/gpu/shaders/adamw_step.comp" || fail "adamw_step.comp does not compile"
+expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*--kernel is not applied" -- \
+  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
+  --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --kernel adamw_step=adamw.spv
+# (WebGPU's parts as tests/needs.sh looks for them; tests/webgpu fails CI without them)
+if command -v "${Q4CTS_NODE:-node}" >/dev/null && [ -f "$icd" ] &&
+   [ -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ]; then
+  expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*Vulkan only" -- \
+    env VK_DRIVER_FILES="$icd" "$q4cts" run --api webgpu \
+    --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --filter q4cts.adamw_step.wd_on.n1024_t1_w1
+else
+  echo "no WebGPU (Node.js and Dawn): the WebGPU refusal is not checked"
+fi
+
+echo "$checks checks, $failures failures"
+[ "$failures" -eq 0 ]
