@@ -138,6 +138,11 @@ int q4h_perf(const q4h_cli *cli)
     perf_reply *reply = calloc(1, sizeof *reply);
     q4_status st = reply ? q4h_select(&sel, &cases, &n, &err)
                          : q4_fail(&err, Q4_ERR_NOMEM, "out of memory");
+    /* A training case is many ops judged together; perf times one op per case. */
+    for (size_t i = 0; st == Q4_OK && i < n; i++)
+        if (q4_case_is_train(&cases[i]))
+            st = q4_fail(&err, Q4_ERR_ARG, "perf times one op per case; %s is a training "
+                         "case (run it with q4cts run; docs/training.md)", cases[i].name);
     size_t compared = 0;
     for (size_t i = 0; st == Q4_OK && baseline && i < n; i++)
         compared += q4h_baseline_ms(baseline, cases[i].name) > 0;

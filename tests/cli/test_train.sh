@@ -20,6 +20,7 @@ expect 2 "t = 17 steps: a training case takes 1..16 steps" -- "$q4cts" run --fil
 expect 2 "layer 2 \(N = 8, K = 12\): .*gs" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_h12_v8_g8_t2_l1
 expect 2 "unknown family 'mlp' for op train \(families: linear1, linear2, linear3\)" -- "$q4cts" run --filter q4cts.train.mlp.m8_k32_v8_g8_t2_l1
 expect 2 "l = 0: the learning rate is l \* 1e-4" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l0
+expect 2 "perf times one op per case; q4cts.train.linear1.m8_k32_v8_g8_t2_l1 is a training case" -- "$q4cts" perf --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1
 expect 2 "--inject-fault expects .*train_mv_reset" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1 --inject-fault train_mv_reset@17
 
 "$q4cts" devices >devices.txt 2>&1
