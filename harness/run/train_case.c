@@ -95,6 +95,13 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
         snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.450s",
                  (long long)t, layer + 1, op->name, err.msg);
         d->stopped = true;
+        q4_error again = { 0 };   /* a device for the cases after this one, as run_case.c */
+        if ((st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) &&
+            d->b->i->reopen(d->b, d->c, &again) != Q4_OK) {
+            size_t len = strlen(d->r->message);
+            snprintf(d->r->message + len, sizeof d->r->message - len,
+                     "; the device could not be reopened: %.300s", again.msg);
+        }
         return false;
     }
     if (tamper)
@@ -480,6 +487,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                      "fp64 run's is %d%s", (long long)bad, codes[bad], rf.codes64[bad],
                      cm > 1 ? "" : " (its latent lies near a rounding boundary)");
         }
+    }
+    /* --dump-dir: not for training cases yet (docs/training.md, "Not yet"), and said so */
+    if (opt->dump_dir && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len, "%s(not dumped: a training case "
+                 "has no dump yet)", len ? " " : "");
     }
 done:
     r->elements = d.elements;

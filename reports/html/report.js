@@ -355,6 +355,49 @@
     }
   }
 
+  // ---- training cases: the loss trajectory against fp64, and each op's margin per step ----
+  function training(results) {
+    const list = results.filter(r => r.train && r.train.steps && r.train.steps.length);
+    if (!list.length) return;
+    show('training');
+    document.getElementById('toc').append(el('a', { href: '#training' }, 'Training (' + list.length + ')'));
+    const box = document.getElementById('train-list');
+    for (const r of list) {
+      const steps = r.train.steps, ops = r.train.ops.filter(op => op);
+      const dev = steps.map(x => typeof x.loss_gpu === 'number' && typeof x.loss_ref === 'number' &&
+        x.envelope > 0 ? Math.abs(x.loss_gpu - x.loss_ref) / x.envelope : null);
+      const canvas = el('canvas', { width: 560, height: 280, class: 'trajectory', 'data-case': r.name });
+      const table = el('table', { class: 'grid' });
+      row(table, ['step', 'GPU loss', 'fp64 loss', 'envelope', '|Δ| / envelope'].concat(ops), true);
+      steps.forEach((x, i) => row(table, [x.step, fmt(x.loss_gpu, 8), fmt(x.loss_ref, 8), fmt(x.envelope),
+        { text: fmt(dev[i]), cls: dev[i] === null || dev[i] > 1 ? 'bad' : '' }].concat(ops.map(op => {
+        const m = x.margins[op];
+        return { text: fmt(m), cls: typeof m === 'number' && m > 1 ? 'bad' : '' };
+      }))));
+      box.append(el('div', { class: 'case' }, el('h3', {}, badge(r.verdict), r.name),
+        r.message ? el('p', { class: 'note' }, r.message) : '',
+        el('div', { class: 'chart-box' }, canvas), table));
+      const labels = steps.map(x => x.step);
+      charts.push(new Chart(canvas, {
+        data: { labels, datasets: [
+          { type: 'line', label: 'fp64 loss', data: steps.map(x => x.loss_ref), borderColor: '#3f6fb5',
+            borderWidth: 2, pointRadius: 0, yAxisID: 'y' },
+          { type: 'line', label: 'GPU loss', data: steps.map(x => x.loss_gpu), borderColor: '#1d2330',
+            showLine: false, pointRadius: 4, pointStyle: 'crossRot', yAxisID: 'y' },
+          { type: 'bar', label: '|Δ| / envelope', data: dev.map(v => v === null ? 2 : v),
+            backgroundColor: dev.map(v => v === null || v > 1 ? '#c62828' : 'rgba(63,111,181,0.35)'),
+            yAxisID: 'y1' }] },
+        options: { responsive: false, animation: false,
+          plugins: { title: { display: true, text: 'loss per step (' + (r.train.codes_margin === 0 ?
+            'final codes equal the fp64 run\'s' : 'final codes differ') + ')' } },
+          scales: { x: { title: { display: true, text: 'step' } },
+            y: { position: 'left', title: { display: true, text: 'loss' } },
+            y1: { position: 'right', min: 0, suggestedMax: 1.2, grid: { drawOnChartArea: false },
+              title: { display: true, text: '|GPU − fp64| / envelope' } } } }
+      }));
+    }
+  }
+
   try {
     header();
     if (data.run) {
@@ -363,6 +406,7 @@
       if (timesTable(data.run.results)) show('times');
       show('margins'); histograms(ops);
       if (data.details.length) { show('cases'); cases(); }
+      training(data.run.results);
     }
     if (data.perf) { show('perf'); perf(); }
     document.getElementById('footer').textContent = charts.length + ' charts · written by q4cts report';

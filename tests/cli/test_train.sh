@@ -4,7 +4,7 @@
 # per step in the JSON report; each planted integration bug (--inject-fault
 # train_<kind>@N) fails the op it corrupts at step N, while the single-op cases of that
 # op pass with the same fault; --kernel and a WebGPU run make them NotSupported with the
-# reason. Exit 77: no device.
+# reason; the HTML report draws a trajectory. Exit 77: no device.
 #   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR MESA25_ICD
 set -uo pipefail
 q4cts=$1 glslang=$2 src=$3 work=$4 icd=${5:-}
@@ -53,6 +53,15 @@ for r in res:
         assert last < first, ("the loss does not fall", r["name"], first, last)
 PY
 
+# a lost device in a step: that case Crashes, naming its step; the next case runs on a
+# new device and passes
+expect 1 "message: step 1, layer 1, linear_dW: device lost" -- \
+  "$q4cts" run --strict --filter 'q4cts.train.linear1.*' --inject-fault lost@3
+grep -qE "^Crash +q4cts.train.linear1.m16_k32_v16_g16_t8_l1000 " out.txt ||
+  fail "the case that lost its device is not a Crash: $(cat out.txt)"
+grep -qE "^Pass +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 " out.txt ||
+  fail "the case after a lost device did not pass: $(cat out.txt)"
+
 # ---- planted integration bugs: each fails the op it corrupts, at its step ----
 l2=q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300
 expect 1 "step 2, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_mv_reset@2 --json mv.json
@@ -69,6 +78,15 @@ assert any(abs(x["loss_gpu"] - x["loss_ref"]) > x["envelope"] for x in s[2:]), s
 assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in s[:2]), s
 assert s[1]["margins"]["adamw_step"] > 1 and s[0]["margins"]["adamw_step"] <= 1, s
 PY
+# the HTML report draws the trajectory (where Chromium and the chart libraries are)
+if (. "$src/tests/needs.sh" && Q4_needs chromium "$src") >/dev/null 2>&1; then
+  expect 0 "report: mv.html, 1 cases" -- "$q4cts" report mv.json -o mv.html
+  checks=$((checks + 1))
+  python3 "$src/tests/report/render.py" mv.html mv-shots --histograms 1 --trajectories 1 >render.txt 2>&1 ||
+    fail "the training trajectory is not drawn: $(cat render.txt)"
+else
+  echo "no Chromium or chart libraries: the report's trajectory is not drawn"
+fi
 # the same faults leave every single-op case alone: each kernel is right
 for f in train_mv_reset@2 train_dw_stale@2 train_stale_w@2 train_bwd_stale_w@2; do
   expect 0 'result: PASS' -- "$q4cts" run --strict --caselist "$src/cases/mustpass.txt" \

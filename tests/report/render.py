@@ -3,13 +3,13 @@
 chromedriver's WebDriver HTTP API (Python's standard library only: Debian's
 chromium and chromium-driver, installed by scripts/setup), and checks that it is
 drawn: the page's script finished (body[data-ready]), every chart canvas has
-pixels drawn in more than one colour, the counts of heat maps, histograms and
-roofline plots are as expected, nothing was fetched (the page is self-contained),
+pixels drawn in more than one colour, the counts of heat maps, histograms, training
+trajectories and roofline plots are as expected, nothing was fetched (the page is self-contained),
 and the browser logged no console error. Saves a screenshot of the page and,
 with --case, one of that case's section.
 
-Usage: render.py PAGE.html OUT_DIR [--heatmaps N] [--histograms N] [--roofline]
-                 [--times N] [--case NAME] [--screenshot FILE]
+Usage: render.py PAGE.html OUT_DIR [--heatmaps N] [--histograms N] [--trajectories N]
+                 [--roofline] [--times N] [--case NAME] [--screenshot FILE]
 Exit status 0 when every check holds, 1 when one fails (each printed), 2 for a
 set-up problem (no chromium or chromedriver, the browser did not start)."""
 import argparse
@@ -133,6 +133,8 @@ def main():
     ap.add_argument("out_dir")
     ap.add_argument("--heatmaps", type=int, default=0, help="at least this many heat maps")
     ap.add_argument("--histograms", type=int, default=0, help="exactly this many histograms")
+    ap.add_argument("--trajectories", type=int, default=0,
+                    help="exactly this many training trajectories (docs/training.md)")
     ap.add_argument("--roofline", action="store_true", help="a roofline plot is drawn")
     ap.add_argument("--times", type=int, default=0,
                     help="the time-per-case table has this many cases, each with its input and "
@@ -211,6 +213,8 @@ def main():
         problems.append(f"{count('heatmap')} heat maps drawn; expected at least {a.heatmaps}")
     if count("histogram") != a.histograms:
         problems.append(f"{count('histogram')} histograms drawn; expected {a.histograms}")
+    if count("trajectory") != a.trajectories:
+        problems.append(f"{count('trajectory')} training trajectories drawn; expected {a.trajectories}")
     roof = sum(1 for c in canvases if c["id"] == "roofline" and c["painted"])
     if a.roofline and not roof:
         problems.append("no roofline plot drawn")
@@ -231,7 +235,8 @@ def main():
     if state.get("charts") != len(canvases):
         problems.append(f"the page made {state.get('charts')} charts for {len(canvases)} canvases")
     print(json.dumps({"canvases": len(canvases), "heatmaps": count("heatmap"),
-                      "histograms": count("histogram"), "roofline": bool(roof),
+                      "histograms": count("histogram"), "trajectories": count("trajectory"),
+                      "roofline": bool(roof),
                       "signed_views": toggled, "timed_cases": max(len(times) - 1, 0),
                       "console": len(logs)}))
     for p in problems:
