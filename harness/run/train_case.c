@@ -234,7 +234,6 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     uint8_t *codes = NULL;
 
     q4h_result_start(opt, c, r);
-    r->train.steps = (int)c->step;
     for (int o = 0; o < Q4_TRAIN_OPS; o++)
         snprintf(r->train.ops[o], sizeof r->train.ops[o], "%s", col_op[o]->name);
     for (int s = 0; s < Q4_TRAIN_STEPS; s++)
@@ -251,7 +250,6 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     if (refuse) {
         r->verdict = Q4_NOT_SUPPORTED;
         snprintf(r->message, sizeof r->message, "%s", refuse);
-        r->train.steps = 0;
         goto done;
     }
     if (!b->i->info(b)) {
@@ -314,6 +312,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     r->worst_margin = 0;
 
     for (int64_t t = 1; t <= T && !d.stopped; t++) {
+        r->train.steps = (int)t;   /* the steps begun: a stopped case reports those */
         /* forward: act[l+1] = act[l] W_l^T */
         memcpy(act, in.x + (t - 1) * M * c->k, (size_t)(M * c->k) * sizeof *act);
         for (int l = 0, wat = 0; l < L && !d.stopped; l++) {

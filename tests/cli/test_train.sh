@@ -3,8 +3,8 @@
 # refused with a clear sentence; the shipped ones pass under --strict with a trajectory
 # per step in the JSON report; each planted integration bug (--inject-fault
 # train_<kind>@N) fails the op it corrupts at step N, while the single-op cases of that
-# op pass with the same fault; --kernel and a WebGPU run make them NotSupported with the
-# reason; the HTML report draws a trajectory. Exit 77: no device.
+# op pass with the same fault; --kernel, --interface and a WebGPU run make them
+# NotSupported with the reason; the HTML report draws a trajectory. Exit 77: no device.
 #   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR MESA25_ICD
 set -uo pipefail
 q4cts=$1 glslang=$2 src=$3 work=$4 icd=${5:-}
@@ -101,6 +101,11 @@ done
 expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*--kernel is not applied" -- \
   "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
   --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --kernel adamw_step=adamw.spv
+cp adamw.spv adamw_step.spv && "$q4cts" kernels --interface adamw_step >adamw_step.json ||
+  fail "kernels --interface adamw_step failed"
+expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*interface files are not applied" -- \
+  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
+  --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface adamw_step.json
 # (WebGPU's parts as tests/needs.sh looks for them; tests/webgpu fails CI without them)
 if command -v "${Q4CTS_NODE:-node}" >/dev/null && [ -f "$icd" ] &&
    [ -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ]; then
