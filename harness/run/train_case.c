@@ -26,6 +26,10 @@
 #include "q4ref_train.h"
 #include "verdict.h"
 
+_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= Q4_TRAIN_STEPS,
+               "every step a training case may take has its place in the result's trace");
+_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 99, "a step fits the two digits of a result's where");
+
 /* The op descriptors a training step runs (harness/core/ops/). */
 extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
     q4h_op_linear_dW, q4h_op_adamw_step, q4h_op_q4gsw_requant;
