@@ -260,7 +260,10 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         snprintf(r->message, sizeof r->message, "no device: it was lost and could not be reopened");
         goto done;
     }
-    if (q4_case_inputs(c, &in, &err) != Q4_OK) {
+    const double t_inputs = q4h_now_s();
+    q4_status made = q4_case_inputs(c, &in, &err);
+    r->input_ms = 1e3 * (q4h_now_s() - t_inputs);
+    if (made != Q4_OK) {
         r->verdict = q4h_verdict_of_preparing(err.status);
         snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err.msg);
         goto done;
