@@ -149,6 +149,13 @@ static q4_status parse_uint(const char *flag, const char *s, uint64_t max, uint6
     return Q4_OK;
 }
 
+const char *q4h_train_fault_name(q4h_train_fault_kind kind)
+{
+    static const char *const names[Q4H_TRAIN_FAULT_COUNT] = {
+        "", "train_mv_reset", "train_dw_stale", "train_stale_w", "train_bwd_stale_w" };
+    return (unsigned)kind < Q4H_TRAIN_FAULT_COUNT ? names[kind] : "";
+}
+
 static q4_status parse_fault(const char *s, q4h_cli *cli, q4_error *err)
 {
     q4vk_faults *f = &cli->faults;
@@ -165,10 +172,9 @@ static q4_status parse_fault(const char *s, q4h_cli *cli, q4_error *err)
             return Q4_OK;
         }
     /* train_<kind>@N: a planted integration bug at step N of every training case */
-    static const char *const train_kinds[Q4H_TRAIN_FAULT_COUNT] = {
-        NULL, "train_mv_reset", "train_dw_stale", "train_stale_w", "train_bwd_stale_w" };
     for (int k = 1; at && k < Q4H_TRAIN_FAULT_COUNT; k++)
-        if ((size_t)(at - s) == strlen(train_kinds[k]) && !strncmp(s, train_kinds[k], (size_t)(at - s)) &&
+        if ((size_t)(at - s) == strlen(q4h_train_fault_name((q4h_train_fault_kind)k)) &&
+            !strncmp(s, q4h_train_fault_name((q4h_train_fault_kind)k), (size_t)(at - s)) &&
             parse_uint("--inject-fault", at + 1, Q4_CASE_TRAIN_MAX_STEPS, &n, NULL) == Q4_OK &&
             n >= 1) {
             cli->train_fault = (q4h_train_fault){ (q4h_train_fault_kind)k, (int64_t)n };

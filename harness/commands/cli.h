@@ -75,4 +75,8 @@ const char *q4h_cli_usage(void);
 struct q4h_backend_i;
 const struct q4h_backend_i *q4h_cli_backend(const q4h_cli *cli);
 
+/* The --inject-fault word of a planted training bug ("train_mv_reset", ...); "" for
+ * none. */
+const char *q4h_train_fault_name(q4h_train_fault_kind kind);
+
 #endif

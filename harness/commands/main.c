@@ -417,6 +417,9 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
         ADD(" --bounds-check");
     if (cli->race_check)
         ADD(" --race-check");
+    if (cli->train_fault.kind)   /* a planted integration bug decides a training verdict */
+        ADD(" --inject-fault %s@%lld", q4h_train_fault_name(cli->train_fault.kind),
+            (long long)cli->train_fault.step);
     if (cli->mma_min_m == UINT64_MAX)
         ADD(" --mma-min-m off");
     else if (cli->mma_min_m)

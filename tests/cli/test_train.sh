@@ -66,6 +66,8 @@ grep -qE "^Pass +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 " out.txt ||
 l2=q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300
 expect 1 "step 2, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_mv_reset@2 --json mv.json
 grep -q '"output": "m"\|"output": "v"\|"output": "param"' mv.json || fail "mv_reset: the worst output is not AdamW's"
+grep -q '"repro": "q4cts run --filter q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300 --seed 0 --strict --inject-fault train_mv_reset@2"' mv.json ||
+  fail "mv_reset: the repro line does not plant the bug: $(grep -o '"repro": "[^"]*"' mv.json)"
 expect 1 "step 3, layer 2, linear_dW: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_dw_stale@3
 expect 1 "step 3, layer 1, linear_q4gsw: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_stale_w@3
 expect 1 "step 4, layer 2, linear_q4gsw_backward: .* outside their bound" -- "$q4cts" run --strict --filter $l2 --inject-fault train_bwd_stale_w@4
