@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "q4ref_internal.h"
 #include "q4ref_zoo.h"
 
 int64_t q4ref_train_weight_at(const q4ref_train_model *m, int l)
@@ -155,14 +156,8 @@ q4_status q4ref_train_fp64(const q4ref_train_model *m, q4ref_train_trace *tr, q4
         for (int l = 0; l < L; l++) {   /* forward: a[l+1] = a[l] W_l^T */
             const int64_t N = m->width[l + 1], K = m->width[l];
             const double *a = act + l * M * W, *w = wd + q4ref_train_weight_at(m, l);
-            double *y = act + (l + 1) * M * W;
-            for (int64_t r = 0; r < M; r++)
-                for (int64_t j = 0; j < N; j++) {
-                    double s = 0;
-                    for (int64_t k = 0; k < K; k++)
-                        s += a[r * K + k] * w[j * K + k];
-                    y[r * N + j] = s;
-                }
+            q4ref_dgemm(CblasNoTrans, CblasTrans, M, N, K, a, K, w, K, 0.0,
+                        act + (l + 1) * M * W);
         }
         /* fused CE over the logits a[L], every row valid: n_valid = M */
         const double *lg = act + L * M * W;
@@ -183,22 +178,10 @@ q4_status q4ref_train_fp64(const q4ref_train_model *m, q4ref_train_trace *tr, q4
         for (int l = L - 1; l >= 0; l--) {   /* backward: dW_l = g^T a[l]; g = g W_l */
             const int64_t N = m->width[l + 1], K = m->width[l];
             const double *a = act + l * M * W, *w = wd + q4ref_train_weight_at(m, l);
-            double *dw = grad + q4ref_train_weight_at(m, l);
-            for (int64_t j = 0; j < N; j++)
-                for (int64_t k = 0; k < K; k++) {
-                    double s = 0;
-                    for (int64_t r = 0; r < M; r++)
-                        s += gcur[r * N + j] * a[r * K + k];
-                    dw[j * K + k] = s;
-                }
+            q4ref_dgemm(CblasTrans, CblasNoTrans, N, K, M, gcur, N, a, K, 0.0,
+                        grad + q4ref_train_weight_at(m, l));
             if (l > 0) {
-                for (int64_t r = 0; r < M; r++)
-                    for (int64_t k = 0; k < K; k++) {
-                        double s = 0;
-                        for (int64_t j = 0; j < N; j++)
-                            s += gcur[r * N + j] * w[j * K + k];
-                        gnext[r * K + k] = s;
-                    }
+                q4ref_dgemm(CblasNoTrans, CblasNoTrans, M, K, N, gcur, N, w, K, 0.0, gnext);
                 double *tmp = gcur; gcur = gnext; gnext = tmp;
             }
         }
