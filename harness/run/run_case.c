@@ -8,6 +8,7 @@
 #include "child.h"
 #include "clock.h"
 #include "dump.h"
+#include "gpu_judged.h"
 #include "judge.h"
 #include "train_case.h"
 #include "verdict.h"
@@ -16,8 +17,9 @@
  * sometimes. Of this worker's GPU runs, those whose number is not a multiple of N get
  * their first output element read back wrong, so flaky@2 fails every other run:
  * deterministic, unlike a real race, so that --flake-retries can be tested. */
-static void inject_flaky(const q4h_run_options *opt, q4h_outputs *out)
+static void inject_flaky(q4h_outputs *out, const void *options)
 {
+    const q4h_run_options *opt = options;
     static long runs;
     if (opt->flaky_every <= 0 || ++runs % opt->flaky_every == 0 || out->n == 0)
         return;
@@ -27,40 +29,6 @@ static void inject_flaky(const q4h_run_options *opt, q4h_outputs *out)
     else if (o->got_code && o->count > 0)
         o->got_code[0] = (uint8_t)(o->code[0] ^ (o->alt && o->alt[0] == (o->code[0] ^ 0x11)
                                                  ? 0x22 : 0x11));
-}
-
-/* One GPU run and its judgement into r; reopens the device after a loss or a
- * timeout. True when the outputs hold this run's results (it was judged). */
-static bool gpu_once(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,
-                     q4h_outputs *out, q4_result *r)
-{
-    q4_error err = { 0 };
-    q4h_observations obs = { .gpu_ms = -1 };
-    q4_status st = b->i->run(b, op, c, in, out, &obs, &err);
-    r->gpu_ms = obs.gpu_ms;
-    if (st == Q4_OK) {
-        inject_flaky(b->opt, out);
-        q4h_judge(out, r);
-        if (obs.out_of_bounds) { /* whatever the values: an access past the data is a defect */
-            r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "out-of-bounds access: %s", obs.oob);
-        } else if (obs.raced) { /* a race is a defect even when this interleaving was lucky */
-            r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "shared-memory race: %.480s", obs.race);
-        }
-        return true;
-    }
-    r->verdict = q4h_verdict_of_run(st);
-    snprintf(r->message, sizeof r->message, "%s", err.msg);
-    if (st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) {
-        q4_error again = { 0 };
-        if (b->i->reopen(b, c, &again) != Q4_OK) {
-            size_t len = strlen(r->message);
-            snprintf(r->message + len, sizeof r->message - len,
-                     "; the device could not be reopened: %s", again.msg);
-        }
-    }
-    return false;
 }
 
 /* Saves the case as it stands (r and the outputs of the run that gave r) when the
@@ -175,7 +143,7 @@ q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *giv
     }
     for (int rep = 0; rep < (b->opt->repeat > 0 ? b->opt->repeat : 1); rep++) {
         q4_result this_run = *r;
-        bool have_got = gpu_once(b, op, c, in, &out, &this_run);
+        bool have_got = q4h_gpu_judged(b, op, c, in, &out, &this_run, inject_flaky, b->opt);
         if (rep == 0 || q4h_result_worse(&this_run, r)) {
             *r = this_run;
             /* Now, while the outputs are this run's: the dump holds the repeat whose

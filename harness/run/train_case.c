@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "gpu_judged.h"
 #include "judge.h"
 #include "q4ref_train.h"
 #include "verdict.h"
@@ -79,7 +80,6 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
     q4_error err = { 0 };
     q4_result one;
     char why[Q4_MSG_MAX] = "";
-    q4h_observations obs = { .gpu_ms = -1 };
     q4_result_init(&one);
     q4h_outputs_free(out);
     q4_status st = d->b->i->begin(d->b, op, oc, why, sizeof why, &err);
@@ -92,34 +92,19 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
     }
     if (st == Q4_OK)
         st = op->truth(oc, truth_in, out, &err);
-    if (st == Q4_OK)
-        st = d->b->i->run(d->b, op, oc, gpu_in, out, &obs, &err);
     if (st != Q4_OK) {
-        d->r->verdict = q4h_verdict_of_run(st);
-        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.450s",
-                 (long long)t, layer + 1, op->name, err.msg);
+        one.verdict = q4h_verdict_of_run(st);
+        snprintf(one.message, sizeof one.message, "%s", err.msg);
+    }
+    if (st != Q4_OK || !q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx)) {
+        d->r->verdict = one.verdict;
+        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.900s",
+                 (long long)t, layer + 1, op->name, one.message);
         d->stopped = true;
-        q4_error again = { 0 };   /* a device for the cases after this one, as run_case.c */
-        if ((st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) &&
-            d->b->i->reopen(d->b, d->c, &again) != Q4_OK) {
-            size_t len = strlen(d->r->message);
-            snprintf(d->r->message + len, sizeof d->r->message - len,
-                     "; the device could not be reopened: %.300s", again.msg);
-        }
         return false;
     }
-    if (tamper)
-        tamper(out, ctx);
-    q4h_judge(out, &one);
-    if (obs.out_of_bounds) {
-        one.verdict = Q4_FAIL;
-        snprintf(one.message, sizeof one.message, "out-of-bounds access: %.900s", obs.oob);
-    } else if (obs.raced) {
-        one.verdict = Q4_FAIL;
-        snprintf(one.message, sizeof one.message, "shared-memory race: %.480s", obs.race);
-    }
-    if (obs.gpu_ms > 0)
-        d->gpu_ms += obs.gpu_ms;
+    if (one.gpu_ms > 0)
+        d->gpu_ms += one.gpu_ms;
     d->elements += one.elements;
     float *cell = &d->r->train.margin[t - 1][col];
     if (!isnan(one.worst_margin) && (isnan(*cell) || one.worst_margin > *cell))

@@ -1,0 +1,41 @@
+/* gpu_judged.c: q4h_gpu_judged (gpu_judged.h). */
+#include "gpu_judged.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "judge.h"
+#include "verdict.h"
+
+bool q4h_gpu_judged(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,
+                    q4h_outputs *out, q4_result *r, q4h_tamper tamper, const void *ctx)
+{
+    q4_error err = { 0 };
+    q4h_observations obs = { .gpu_ms = -1 };
+    q4_status st = b->i->run(b, op, c, in, out, &obs, &err);
+    r->gpu_ms = obs.gpu_ms;
+    if (st == Q4_OK) {
+        if (tamper)
+            tamper(out, ctx);
+        q4h_judge(out, r);
+        if (obs.out_of_bounds) { /* whatever the values: an access past the data is a defect */
+            r->verdict = Q4_FAIL;
+            snprintf(r->message, sizeof r->message, "out-of-bounds access: %s", obs.oob);
+        } else if (obs.raced) { /* a race is a defect even when this interleaving was lucky */
+            r->verdict = Q4_FAIL;
+            snprintf(r->message, sizeof r->message, "shared-memory race: %.480s", obs.race);
+        }
+        return true;
+    }
+    r->verdict = q4h_verdict_of_run(st);
+    snprintf(r->message, sizeof r->message, "%s", err.msg);
+    if (st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) {
+        q4_error again = { 0 };
+        if (b->i->reopen(b, c, &again) != Q4_OK) {
+            size_t len = strlen(r->message);
+            snprintf(r->message + len, sizeof r->message - len,
+                     "; the device could not be reopened: %s", again.msg);
+        }
+    }
+    return false;
+}
