@@ -66,6 +66,7 @@ static q4_case op_case(const q4h_op *op, const q4_case *c)
     memset(&oc, 0, sizeof oc);
     oc.op = op->name;
     snprintf(oc.family, sizeof oc.family, "custom");
+    snprintf(oc.name, sizeof oc.name, "%s", c->name);   /* what the WebGPU worker logs */
     oc.seed = c->seed;
     return oc;
 }
@@ -82,21 +83,34 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
     char why[Q4_MSG_MAX] = "";
     q4_result_init(&one);
     q4h_outputs_free(out);
-    q4_status st = d->b->i->begin(d->b, op, oc, why, sizeof why, &err);
+    /* The case line's sequence (backend.h) for each op: begin, stage (what the kernel is
+     * handed, as the API takes it: WebGPU's buffer images), truth, bind (an interface
+     * file's buffers, which follow from the truth), run, end. */
+    const q4h_backend_i *bi = d->b->i;
+    q4_status st = bi->begin(d->b, op, oc, why, sizeof why, &err);
+    if (st == Q4_OK && !why[0] && bi->stage)
+        st = bi->stage(d->b, op, oc, gpu_in, why, sizeof why, &err);
+    if (st == Q4_OK && !why[0])
+        st = op->truth(oc, truth_in, out, &err);
+    if (st == Q4_OK && !why[0] && bi->bind)
+        st = bi->bind(d->b, op, oc, gpu_in, out, why, sizeof why, &err);
     if (st == Q4_OK && why[0]) {
+        if (bi->end)
+            bi->end(d->b);
         d->r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(d->r->message, sizeof d->r->message, "step %lld, %s: %.400s", (long long)t,
-                 op->name, why);
+        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.400s",
+                 (long long)t, layer + 1, op->name, why);
         d->stopped = true;
         return false;
     }
-    if (st == Q4_OK)
-        st = op->truth(oc, truth_in, out, &err);
     if (st != Q4_OK) {
         one.verdict = q4h_verdict_of_run(st);
         snprintf(one.message, sizeof one.message, "%s", err.msg);
     }
-    if (st != Q4_OK || !q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx)) {
+    bool ran = st == Q4_OK && q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx);
+    if (bi->end)   /* what stage and bind kept is this op's alone */
+        bi->end(d->b);
+    if (!ran) {
         d->r->verdict = one.verdict;
         snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.900s",
                  (long long)t, layer + 1, op->name, one.message);
@@ -229,16 +243,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         for (int o = 0; o < Q4_TRAIN_OPS; o++)
             r->train.margin[s][o] = NAN;
     r->train.codes_margin = NAN;
-    const char *refuse = b->i->no_training;
-    if (!refuse && (opt->n_overrides || opt->n_kernel_args))
-        refuse = "training cases run the built-in kernels only in this version: --kernel is "
-                 "not applied to their steps (docs/training.md, \"Not yet\")";
-    if (!refuse && opt->n_interfaces)
-        refuse = "training cases run the built-in kernels only in this version: interface "
-                 "files are not applied to their steps (docs/training.md, \"Not yet\")";
-    if (refuse) {
+    /* --kernel overrides and interface files need nothing here: each op's run picks
+     * them by its op (the Vulkan context's overrides, q4h_iface_for), so an override of
+     * op X replaces X's kernel in every step. */
+    if (b->i->no_training) {
         r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(r->message, sizeof r->message, "%s", refuse);
+        snprintf(r->message, sizeof r->message, "%s", b->i->no_training);
         goto done;
     }
     if (!b->i->info(b)) {
@@ -398,10 +408,20 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             ti.scales = in.scales + q4ref_train_scale_at(&m, l);
             if (run_op(&d, &q4h_op_q4gsw_requant, &oc, &ti, &ti, t, l, COL_REQUANT, &out, NULL,
                        NULL)) {
-                /* the words as the GPU wrote them are what the next forward reads */
-                if (out.o[0].raw && out.o[0].raw_bytes == (size_t)q4_w4x8_words(N, K) * 4)
-                    memcpy(w + wat, out.o[0].raw, out.o[0].raw_bytes);
+                /* the W_4X8 words as the GPU wrote them are what the next forward reads;
+                 * a requant that writes another layout (an interface file's flat bytes)
+                 * hands its codes on in W_4X8, which the forward's own interface file
+                 * lays out as its kernel takes them */
                 memcpy(codes + at, out.o[0].got_code, (size_t)(N * K));
+                if (out.o[0].raw && out.o[0].raw_dtype == 'u' &&
+                    out.o[0].raw_bytes == (size_t)q4_w4x8_words(N, K) * 4)
+                    memcpy(w + wat, out.o[0].raw, out.o[0].raw_bytes);
+                else if (q4ref_pack_w4x8(codes + at, N, K, w + wat, &err) != Q4_OK) {
+                    r->verdict = Q4_INTERNAL_ERROR;
+                    snprintf(r->message, sizeof r->message, "step %lld, layer %d: packing "
+                             "the requant's codes: %.480s", (long long)t, l + 1, err.msg);
+                    d.stopped = true;
+                }
             }
             wat += (int)q4_w4x8_words(N, K);
         }
