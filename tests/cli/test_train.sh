@@ -3,8 +3,9 @@
 # refused with a clear sentence; the shipped ones pass under --strict with a trajectory
 # per step in the JSON report; each planted integration bug (--inject-fault
 # train_<kind>@N) fails the op it corrupts at step N, while the single-op cases of that
-# op pass with the same fault; --kernel, --interface and a WebGPU run make them
-# NotSupported with the reason; the HTML report draws a trajectory. Exit 77: no device.
+# op pass with the same fault; --kernel overrides and interface files replace an op's
+# kernel in every step (a planted bug in one fails); the HTML report draws a trajectory.
+# Exit 77: no device.
 #   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR MESA25_ICD
 set -uo pipefail
 q4cts=$1 glslang=$2 src=$3 work=$4 icd=${5:-}
@@ -97,26 +98,37 @@ for f in train_mv_reset@2 train_dw_stale@2 train_stale_w@2 train_bwd_stale_w@2; 
     --exclude 'q4cts.train.*' --inject-fault "$f"
 done
 
-# ---- what training cases do not run yet: NotSupported with the reason ----
+# ---- --kernel and --interface apply to every step: the op's kernel is replaced ----
 "$glslang" --target-env vulkan1.1 -V --quiet -I"$src/gpu/shaders" -o adamw.spv \
   "$src/gpu/shaders/adamw_step.comp" || fail "adamw_step.comp does not compile"
-expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*--kernel is not applied" -- \
-  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
-  --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --kernel adamw_step=adamw.spv
-cp adamw.spv adamw_step.spv && "$q4cts" kernels --interface adamw_step >adamw_step.json ||
-  fail "kernels --interface adamw_step failed"
-expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*interface files are not applied" -- \
-  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
-  --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface adamw_step.json
-# (WebGPU's parts as tests/needs.sh looks for them; tests/webgpu fails CI without them)
-if command -v "${Q4CTS_NODE:-node}" >/dev/null && [ -f "$icd" ] &&
-   [ -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ]; then
-  expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*Vulkan only" -- \
-    env VK_DRIVER_FILES="$icd" "$q4cts" run --api webgpu \
-    --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --filter q4cts.adamw_step.wd_on.n1024_t1_w1
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' \
+  --kernel adamw_step=adamw.spv
+# a planted bug in the override: the first step's AdamW fails
+mut=$(dirname "$work")/mutations/adamw_no_bias_correction.spv
+if [ -f "$mut" ]; then
+  expect 1 "step 1, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict \
+    --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --kernel adamw_step="$mut"
 else
-  echo "no WebGPU (Node.js and Dawn): the WebGPU refusal is not checked"
+  fail "no mutant $mut (built with the tests)"
 fi
+# an interface file: the example requant (tests/interfaces/q4gsw_requant) runs every step;
+# its mutant that zeroes W_4X8's padding fails the case whose K leaves padding
+ifaces=$(dirname "$work")/interfaces
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' \
+  --interface "$ifaces/q4gsw_requant/q4gsw_requant.json"
+expect 1 "Fail +q4cts.train.linear2.m12_k64_h24_v12_g8_t6_l300 " -- "$q4cts" run --strict \
+  --filter 'q4cts.train.*' --interface "$ifaces/mutants/requant_padding_zeroed/q4gsw_requant.json"
+# a whole kernel set: every op of the step from interface files, as a runtime ships them
+all=()
+for op in linear_q4gsw fused_ce linear_dW linear_q4gsw_backward adamw_step q4gsw_requant; do
+  all+=(--interface "$ifaces/$op/$op.json")
+done
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' "${all[@]}"
+# an interface file for an op the training cases run counts as used; one they do not
+# run is refused as for any selection
+expect 2 "is for op dequantize, which no selected case runs" -- "$q4cts" run \
+  --filter 'q4cts.train.*' --interface "$ifaces/dequantize/dequantize.json"
+# (WebGPU's training runs: tests/webgpu, mode train)
 
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]
