@@ -27,9 +27,9 @@
 #include "q4ref_train.h"
 #include "verdict.h"
 
-_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= Q4_TRAIN_STEPS,
-               "every step a training case may take has its place in the result's trace");
-_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 99, "a step fits the two digits of a result's where");
+_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 999, "a step fits the three digits of a result's where");
+/* Every step the driver keeps; the result's trace folds them into its rows (fold). */
+#define MAX_STEPS Q4_CASE_TRAIN_MAX_STEPS
 
 /* The op descriptors a training step runs (harness/core/ops/). */
 extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
@@ -57,6 +57,8 @@ typedef struct driver {
     bool stopped;              /* a run failed (not a judged Fail): the case ends */
     int64_t elements;
     double gpu_ms;
+    float loss[MAX_STEPS];                 /* each step's GPU loss */
+    float margin[MAX_STEPS][Q4_TRAIN_OPS]; /* each op's worst margin per step; NAN: not run */
 } driver;
 
 /* The case of one op run: its descriptor's fields only. */
@@ -120,7 +122,7 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
     if (one.gpu_ms > 0)
         d->gpu_ms += one.gpu_ms;
     d->elements += one.elements;
-    float *cell = &d->r->train.margin[t - 1][col];
+    float *cell = &d->margin[t - 1][col];
     if (!isnan(one.worst_margin) && (isnan(*cell) || one.worst_margin > *cell))
         *cell = (float)one.worst_margin;
     /* The first op that is not ok is the case's cause (what follows it inherits its
@@ -139,8 +141,8 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
         r->got = one.got, r->expected = one.expected, r->bound = one.bound;
         snprintf(r->output, sizeof r->output, "%s", one.output);
         r->index = one.index;
-        /* a step fits 2 digits, a layer 1: 19 bytes before the element's coordinates */
-        snprintf(r->where, sizeof r->where, "step=%d, layer=%d, %.40s", (int)t % 100,
+        /* a step fits 3 digits, a layer 1: 19 bytes before the element's coordinates */
+        snprintf(r->where, sizeof r->where, "step=%d, layer=%d, %.40s", (int)t % 1000,
                  (layer + 1) % 10, one.where);
         if (one.verdict == Q4_PASS)
             r->message[0] = 0;
@@ -171,8 +173,8 @@ static void add_previous(q4h_outputs *out, const void *ctx)
 /* ---------------- the trajectory's references ---------------- */
 
 typedef struct refs {
-    double loss64[Q4_TRAIN_STEPS], tie[Q4_TRAIN_STEPS];
-    double env[Q4_TRAIN_STEPS], drift[Q4_TRAIN_STEPS];   /* drift in units of the scale */
+    double loss64[MAX_STEPS], tie[MAX_STEPS];
+    double env[MAX_STEPS], drift[MAX_STEPS];   /* drift in units of the scale */
     double *lat64;             /* [T][n] */
     uint8_t *codes64;          /* [n] */
 } refs;
@@ -188,7 +190,7 @@ static double scale_of(const q4ref_train_model *m, int64_t i)
 static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
 {
     const int64_t n = q4ref_train_weights(m), T = m->T;
-    double lossz[Q4_TRAIN_STEPS];
+    double lossz[MAX_STEPS];
     double *latz = malloc((size_t)(T * n) * sizeof *latz);
     rf->lat64 = malloc((size_t)(T * n) * sizeof *rf->lat64);
     rf->codes64 = malloc((size_t)n);
@@ -198,7 +200,7 @@ static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
     }
     q4ref_train_trace tr64 = { rf->loss64, rf->lat64, rf->codes64, rf->tie };
     q4_status st = q4ref_train_fp64(m, &tr64, err);
-    double spread[Q4_TRAIN_STEPS] = { 0 }, dspread[Q4_TRAIN_STEPS] = { 0 };
+    double spread[MAX_STEPS] = { 0 }, dspread[MAX_STEPS] = { 0 };
     for (int z = 0; z < Q4REF_TRAIN_ZOO_RUNS && st == Q4_OK; z++) {
         q4ref_train_trace trz = { lossz, latz, NULL, NULL };
         st = q4ref_train_zoo(m, z, &trz, err);
@@ -220,6 +222,34 @@ static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
     return st;
 }
 
+/* The result's trace from the driver's steps (q4report.h): one row per step of the n
+ * begun when they fit, else Q4_TRAIN_STEPS runs of consecutive steps, each row its
+ * run's step furthest from the fp64 loss (relative to the envelope) and each op's worst
+ * margin over the run, so a long case's worst step and worst op are both in the trace. */
+static void fold(q4_result *r, const driver *d, const refs *rf, int64_t n)
+{
+    const int64_t rows = n < Q4_TRAIN_STEPS ? n : Q4_TRAIN_STEPS;
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t first = i * n / rows, end = (i + 1) * n / rows;
+        int64_t worst = first;
+        double dev = -1;
+        for (int64_t s = first; s < end; s++) {
+            double e = rf->env[s] > 0 ? fabs(d->loss[s] - rf->loss64[s]) / rf->env[s] : 0;
+            if (!(e <= dev))   /* NaN (an unrun or non-finite step) counts as worst */
+                worst = s, dev = isnan(e) ? INFINITY : e;
+            for (int o = 0; o < Q4_TRAIN_OPS; o++) {
+                float m = d->margin[s][o], *cell = &r->train.margin[i][o];
+                if (!isnan(m) && (isnan(*cell) || m > *cell))
+                    *cell = m;
+            }
+        }
+        r->train.step[i] = (short)(worst + 1);
+        r->train.loss_gpu[i] = d->loss[worst];
+        r->train.loss_ref[i] = (float)rf->loss64[worst];
+        r->train.envelope[i] = (float)rf->env[worst];
+    }
+}
+
 /* ---------------- one case ---------------- */
 
 void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
@@ -230,7 +260,10 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     q4_error err = { 0 };
     refs rf = { 0 };
     q4h_outputs out = { 0 };
-    driver d = { b, c, r, false, 0, 0 };
+    driver d = { .b = b, .c = c, .r = r };
+    for (int s = 0; s < MAX_STEPS; s++)
+        for (int o = 0; o < Q4_TRAIN_OPS; o++)
+            d.margin[s][o] = NAN;
     float *lat = NULL, *mom = NULL, *vel = NULL, *dw = NULL, *dw_prev = NULL, *zeros = NULL;
     float *act = NULL, *g = NULL;
     uint32_t *w = NULL, *w_prev = NULL;
@@ -342,7 +375,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             ti.labels = in.labels + (t - 1) * M;
             ti.n_valid = (float)M;
             if (run_op(&d, &q4h_op_fused_ce, &oc, &ti, &ti, t, L - 1, COL_CE, &out, NULL, NULL)) {
-                r->train.loss_gpu[t - 1] = out.o[0].got[0];
+                d.loss[t - 1] = out.o[0].got[0];
                 memcpy(gcur, out.o[1].got, (size_t)(M * V) * sizeof(float));
             }
         }
@@ -435,9 +468,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
      * is a QualityWarning, as requant's own near-tie codes are (SPEC §3). */
     bool near_tie = false, traj_noted = false;
     for (int64_t t = 1; t <= T; t++) {
-        double got = r->train.loss_gpu[t - 1], want = rf.loss64[t - 1], env = rf.env[t - 1];
-        r->train.loss_ref[t - 1] = (float)want;
-        r->train.envelope[t - 1] = (float)env;
+        double got = d.loss[t - 1], want = rf.loss64[t - 1], env = rf.env[t - 1];
         if (t >= 2 && rf.tie[t - 2] <= rf.drift[t - 2])
             near_tie = true;
         double margin = isfinite(got) ? fabs(got - want) / env : INFINITY;
@@ -506,6 +537,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                  "has no dump yet)", len ? " " : "");
     }
 done:
+    fold(r, &d, &rf, r->train.steps);
     r->elements = d.elements;
     r->gpu_ms = d.gpu_ms > 0 ? d.gpu_ms : -1;
     q4h_outputs_free(&out);

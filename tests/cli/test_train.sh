@@ -17,12 +17,12 @@ expect 0 '^q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300$' -- "$q4cts" list --f
 [ "$(grep -c '^q4cts.train.' out.txt)" -eq 5 ] || fail "expected 5 generated training cases: $(cat out.txt)"
 expect 2 "missing parameter h: family linear2 has hidden layers of width h" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_v8_g8_t2_l1
 expect 2 "family linear1 has no hidden layer: leave h out" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_h8_v8_g8_t2_l1
-expect 2 "t = 17 steps: a training case takes 1..16 steps" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t17_l1
+expect 2 "t = 201 steps: a training case takes 1..200 steps" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t201_l1
 expect 2 "layer 2 \(N = 8, K = 12\): .*gs" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_h12_v8_g8_t2_l1
 expect 2 "unknown family 'mlp' for op train \(families: linear1, linear2, linear3\)" -- "$q4cts" run --filter q4cts.train.mlp.m8_k32_v8_g8_t2_l1
 expect 2 "l = 0: the learning rate is l \* 1e-4" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l0
 expect 2 "perf times one op per case; q4cts.train.linear1.m8_k32_v8_g8_t2_l1 is a training case" -- "$q4cts" perf --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1
-expect 2 "--inject-fault expects .*train_mv_reset" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1 --inject-fault train_mv_reset@17
+expect 2 "--inject-fault expects .*train_mv_reset" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1 --inject-fault train_mv_reset@201
 
 "$q4cts" devices >devices.txt 2>&1
 if ! grep -q '^0: ' devices.txt; then
@@ -81,6 +81,22 @@ assert any(abs(x["loss_gpu"] - x["loss_ref"]) > x["envelope"] for x in s[2:]), s
 assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in s[:2]), s
 assert s[1]["margins"]["adamw_step"] > 1 and s[0]["margins"]["adamw_step"] <= 1, s
 PY
+# a case longer than the trace's 16 rows: each row is the worst step of a run of steps
+# (its number in "step"), its margins the worst over the run; a bug at step 30 is named
+long=q4cts.train.linear1.m8_k32_v8_g8_t40_l300
+expect 0 'result: PASS, 0 of 1 cases not ok' -- "$q4cts" run --strict --filter $long --json long.json
+python3 - long.json <<'PY' || fail "a 40-step case's trace is not 16 rows of its runs' worst steps"
+import json, sys
+t = json.load(open(sys.argv[1]))["q4cts"]["results"][0]["train"]
+steps = [s["step"] for s in t["steps"]]
+assert len(steps) == 16, steps
+for i, s in enumerate(steps):   # row i covers steps i*40//16+1 .. (i+1)*40//16
+    assert i * 40 // 16 < s <= (i + 1) * 40 // 16, (i, s)
+    assert all(m is not None and m <= 1 for m in t["steps"][i]["margins"].values() if m is not None)
+assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in t["steps"])
+PY
+expect 1 "step 30, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict --filter $long \
+  --inject-fault train_mv_reset@30
 # the HTML report draws the trajectory (where Chromium and the chart libraries are)
 if (. "$src/tests/needs.sh" chromium "$src") >/dev/null 2>&1; then
   expect 0 "report: mv.html, 1 cases" -- "$q4cts" report mv.json -o mv.html
