@@ -17,6 +17,9 @@ expect 0 '^q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300$' -- "$q4cts" list --f
 [ "$(grep -c '^q4cts.train.' out.txt)" -eq 5 ] || fail "expected 5 generated training cases: $(cat out.txt)"
 expect 2 "missing parameter h: family linear2 has hidden layers of width h" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_v8_g8_t2_l1
 expect 2 "family linear1 has no hidden layer: leave h out" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_h8_v8_g8_t2_l1
+# the nightly's long cases (cases/train-long.txt) are valid names of 200 steps
+expect 0 '^q4cts.train.linear3.m8_k32_h16_v8_g8_t200_l300$' -- "$q4cts" list --caselist "$src/cases/train-long.txt"
+[ "$(grep -c '^q4cts.train.*_t200_' out.txt)" -eq 3 ] || fail "expected 3 cases of 200 steps: $(cat out.txt)"
 expect 2 "t = 201 steps: a training case takes 1..200 steps" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t201_l1
 expect 2 "layer 2 \(N = 8, K = 12\): .*gs" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_h12_v8_g8_t2_l1
 expect 2 "unknown family 'mlp' for op train \(families: linear1, linear2, linear3\)" -- "$q4cts" run --filter q4cts.train.mlp.m8_k32_v8_g8_t2_l1
