@@ -16,12 +16,15 @@
  * and read-backs by buffers kept across ops, with the same judgement. */
 #include "train_case.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clock.h"
+#include "dump.h"
 #include "gpu_judged.h"
 #include "judge.h"
 #include "q4ref_train.h"
@@ -59,6 +62,7 @@ typedef struct driver {
     double gpu_ms;
     float loss[MAX_STEPS];                 /* each step's GPU loss */
     float margin[MAX_STEPS][Q4_TRAIN_OPS]; /* each op's worst margin per step; NAN: not run */
+    bool dumped;                           /* --dump-dir: the first op not ok is saved */
 } driver;
 
 /* The case of one op run: its descriptor's fields only. */
@@ -71,6 +75,37 @@ static q4_case op_case(const q4h_op *op, const q4_case *c)
     snprintf(oc.name, sizeof oc.name, "%s", c->name);   /* what the WebGPU worker logs */
     oc.seed = c->seed;
     return oc;
+}
+
+/* --dump-dir: the first op that is not ok, as a single-op case of its own (its canonical
+ * custom name, the inputs it was handed, its truth and the GPU's results), so that
+ * `q4cts replay` judges it again and `--rerun` runs that op alone; its folder is
+ * DIR/<training case>/<op case>/. Says in the case's message where it went. */
+static void dump_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inputs *gpu_in,
+                    const q4h_outputs *out, bool have_got, const q4_result *one)
+{
+    const q4h_run_options *opt = d->b->opt;
+    q4_case named = *oc;
+    q4_error err = { 0 };
+    char dir[4096], shown[Q4_ECHO_MAX];
+    q4h_tensor t[Q4H_MAX_TENSORS];
+    named.seed = d->c->seed;
+    q4_case_format(&named, named.name, sizeof named.name);
+    snprintf(dir, sizeof dir, "%s/%s", opt->dump_dir, d->c->name);
+    q4h_dump_source src = { opt, d->b->i->info(d->b), one, have_got };
+    q4_status st = mkdir(opt->dump_dir, 0777) == 0 || errno == EEXIST ? Q4_OK
+                   : q4_fail(&err, Q4_ERR_IO, "cannot create directory %s: %s",
+                             q4_echo(opt->dump_dir, shown, sizeof shown), strerror(errno));
+    if (st == Q4_OK)
+        st = q4h_dump_case(dir, &named, gpu_in, t, op->inputs(&named, gpu_in, t), out, &src, &err);
+    size_t len = strlen(d->r->message);
+    if (st == Q4_OK)
+        snprintf(d->r->message + len, sizeof d->r->message - len, " (dumped: %.150s/%.120s; "
+                 "q4cts replay --rerun runs that op alone)", d->c->name, named.name);
+    else
+        snprintf(d->r->message + len, sizeof d->r->message - len, " (dump failed: %.300s)",
+                 err.msg);
+    d->dumped = true;
 }
 
 /* Runs op on gpu_in, judges it against the truth of truth_in and keeps the worst of
@@ -117,6 +152,8 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
         snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.900s",
                  (long long)t, layer + 1, op->name, one.message);
         d->stopped = true;
+        if (st == Q4_OK && d->b->opt->dump_dir && !d->dumped)
+            dump_op(d, op, oc, gpu_in, out, false, &one);
         return false;
     }
     if (one.gpu_ms > 0)
@@ -150,6 +187,8 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
             snprintf(r->message, sizeof r->message, "step %lld, layer %d, %s: %.900s",
                      (long long)t, layer + 1, op->name, msg[0] ? msg : "see the worst element");
     }
+    if (d->b->opt->dump_dir && !d->dumped && !q4_verdict_ok(one.verdict, d->b->opt->strict))
+        dump_op(d, op, oc, gpu_in, out, true, &one);
     return true;
 }
 
@@ -530,11 +569,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                      cm > 1 ? "" : " (its latent lies near a rounding boundary)");
         }
     }
-    /* --dump-dir: not for training cases yet (docs/training.md, "Not yet"), and said so */
-    if (opt->dump_dir && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
+    /* --dump-dir saves the first op that is not ok (dump_op); a case that fails only
+     * in its trajectory or final codes has no such op, and says so */
+    if (opt->dump_dir && !d.dumped && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
         size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len, "%s(not dumped: a training case "
-                 "has no dump yet)", len ? " " : "");
+        snprintf(r->message + len, sizeof r->message - len, "%s(not dumped: a training case's "
+                 "dump is its first op that is not ok, and every op passed)", len ? " " : "");
     }
 done:
     fold(r, &d, &rf, r->train.steps);

@@ -84,6 +84,18 @@ assert any(abs(x["loss_gpu"] - x["loss_ref"]) > x["envelope"] for x in s[2:]), s
 assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in s[:2]), s
 assert s[1]["margins"]["adamw_step"] > 1 and s[0]["margins"]["adamw_step"] <= 1, s
 PY
+# --dump-dir saves the first op that is not ok as a case of its own: replay judges it again
+# (Fail); --rerun runs that op alone on the inputs it was handed, where the kernel is right
+# (Pass: the stack, not the kernel, handed it zeros for m and v)
+rm -rf dumps && mkdir dumps
+expect 1 "dumped: $l2/q4cts.adamw_step.custom.n512_t2_w1; q4cts replay" -- "$q4cts" run --strict \
+  --filter $l2 --inject-fault train_mv_reset@2 --dump-dir dumps
+dump=dumps/$l2/q4cts.adamw_step.custom.n512_t2_w1
+expect 1 "Fail +q4cts.adamw_step.custom.n512_t2_w1 " -- "$q4cts" replay "$dump"
+expect 0 "Pass +q4cts.adamw_step.custom.n512_t2_w1 " -- "$q4cts" replay "$dump" --rerun
+# (a kernel's bug: the dump of a --kernel mutant's step fails again under --rerun with
+# that kernel, below)
+
 # a case longer than the trace's 16 rows: each row is the worst step of a run of steps
 # (its number in "step"), its margins the worst over the run; a bug at step 30 is named
 long=q4cts.train.linear1.m8_k32_v8_g8_t40_l300
@@ -127,6 +139,13 @@ mut=$(dirname "$work")/mutations/adamw_no_bias_correction.spv
 if [ -f "$mut" ]; then
   expect 1 "step 1, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict \
     --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --kernel adamw_step="$mut"
+  # its dump: the op alone fails again with that kernel and passes with the built-in one
+  rm -rf kdumps && mkdir kdumps
+  expect 1 "dumped: " -- "$q4cts" run --strict --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
+    --kernel adamw_step="$mut" --dump-dir kdumps
+  kd=kdumps/q4cts.train.linear1.m32_k32_v8_g16_t8_l300/q4cts.adamw_step.custom.n256_t1_w1
+  expect 1 "Fail +q4cts.adamw_step.custom.n256_t1_w1 " -- "$q4cts" replay "$kd" --rerun --kernel adamw_step="$mut"
+  expect 0 "Pass +q4cts.adamw_step.custom.n256_t1_w1 " -- "$q4cts" replay "$kd" --rerun
 else
   fail "no mutant $mut (built with the tests)"
 fi
