@@ -204,20 +204,42 @@ static const char *lint_text(const q4h_run_options *opt, const char *kernel)
     return e->text;
 }
 
+/* One kernel's findings into r (a Pass becomes QualityWarning). */
+static void lint_kernel(const q4h_run_options *opt, const char *kernel, q4_result *r)
+{
+    const char *text = lint_text(opt, kernel);
+    if (!text[0])
+        return;
+    if (r->verdict == Q4_PASS)
+        r->verdict = Q4_QUALITY_WARNING;
+    size_t len = strlen(r->message);
+    snprintf(r->message + len, sizeof r->message - len,
+             "%sstatic check of kernel %s (portable drivers may differ): %s",
+             len ? "; " : "", kernel, text);
+}
+
 void q4h_lint_case(const q4h_run_options *opt, const q4_case *c, const q4vk_device_info *info,
                    q4_result *r)
 {
-    q4vk_plan p;
-    q4h_case_plan(c, info, &p);
-    for (int i = 0; i < p.n; i++) {
-        const char *text = lint_text(opt, p.kernels[i]);
-        if (!text[0])
-            continue;
-        if (r->verdict == Q4_PASS)
-            r->verdict = Q4_QUALITY_WARNING;
-        size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len,
-                 "%sstatic check of kernel %s (portable drivers may differ): %s",
-                 len ? "; " : "", p.kernels[i], text);
+    q4_case oc[Q4H_TRAIN_OP_CASES];
+    int n = 1;
+    if (q4_case_is_train(c))   /* the kernels of its ops, each once */
+        n = q4h_train_op_cases(c, oc, Q4H_TRAIN_OP_CASES);
+    else
+        oc[0] = *c;
+    const char *seen[Q4H_TRAIN_OP_CASES * Q4VK_PLAN_MAX];
+    int n_seen = 0;
+    for (int k = 0; k < n; k++) {
+        q4vk_plan p;
+        q4h_case_plan(&oc[k], info, &p);
+        for (int i = 0; i < p.n; i++) {
+            int j = 0;
+            while (j < n_seen && strcmp(seen[j], p.kernels[i]))
+                j++;
+            if (j < n_seen)
+                continue;
+            seen[n_seen++] = p.kernels[i];
+            lint_kernel(opt, p.kernels[i], r);
+        }
     }
 }

@@ -569,6 +569,8 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                      cm > 1 ? "" : " (its latent lies near a rounding boundary)");
         }
     }
+    if (b->i->lint)   /* static checks of the modules its steps ran (Vulkan) */
+        b->i->lint(b, c, r);
     /* --dump-dir saves the first op that is not ok (dump_op); a case that fails only
      * in its trajectory or final codes has no such op, and says so */
     if (opt->dump_dir && !d.dumped && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {

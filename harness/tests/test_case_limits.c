@@ -75,13 +75,18 @@ START_TEST(training_case_runs_its_ops)
     int n = q4h_train_op_cases(&c, oc, Q4H_TRAIN_OP_CASES);
     ck_assert_int_eq(n, 10);   /* 4 ops below (no backward), 5 on top, fused_ce */
     ck_assert_str_eq(oc[0].op, "linear_q4gsw");
-    ck_assert_int_eq(oc[0].m, 12), ck_assert_int_eq(oc[0].n, 24), ck_assert_int_eq(oc[0].k, 64);
+    ck_assert_int_eq(oc[0].m, 12);
+    ck_assert_int_eq(oc[0].n, 24);
+    ck_assert_int_eq(oc[0].k, 64);
     ck_assert_str_eq(oc[6].op, "linear_q4gsw_backward");
-    ck_assert_int_eq(oc[6].n, 12), ck_assert_int_eq(oc[6].k, 24), ck_assert_int_eq(oc[6].gs, 8);
+    ck_assert_int_eq(oc[6].n, 12);
+    ck_assert_int_eq(oc[6].k, 24);
+    ck_assert_int_eq(oc[6].gs, 8);
     ck_assert_str_eq(oc[7].op, "adamw_step");
     ck_assert_int_eq(oc[7].numel, 12 * 24);
     ck_assert_str_eq(oc[9].op, "fused_ce");
-    ck_assert_int_eq(oc[9].r, 12), ck_assert_int_eq(oc[9].v, 12);
+    ck_assert_int_eq(oc[9].r, 12);
+    ck_assert_int_eq(oc[9].v, 12);
     ck_assert(q4h_case_runs_op(&c, "q4gsw_requant"));
     ck_assert(!q4h_case_runs_op(&c, "dequantize"));
     q4h_override o = { .kernel = "adamw_step", .path = "adamw.spv" };

@@ -149,6 +149,16 @@ if [ -f "$mut" ]; then
 else
   fail "no mutant $mut (built with the tests)"
 fi
+# the static checks cover the kernels a training case's steps ran: a requant override
+# that rounds with GLSL round() is a QualityWarning naming it (a failure under --strict)
+sed 's/roundEven(xp \/ c.sp)/round(xp \/ c.sp)/' "$src/gpu/shaders/q4gsw_requant.glsl" >q4gsw_requant.glsl
+cp "$src/gpu/shaders/q4gsw_requant_w4x8.comp" "$src/gpu/shaders/q4_w4x8.glsl" "$src/gpu/shaders/q4_fold.glsl" .
+"$glslang" --target-env vulkan1.1 -V --quiet -I. -o rounding.spv q4gsw_requant_w4x8.comp ||
+  fail "the round() requant does not compile"
+expect 0 'note: +static check of kernel q4gsw_requant_w4x8 .*round' -- \
+  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --kernel q4gsw_requant_w4x8=rounding.spv
+grep -qE '^QualityWarning +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 ' out.txt ||
+  fail "a static check's finding did not make the training case a QualityWarning: $(cat out.txt)"
 # an interface file: the example requant (tests/interfaces/q4gsw_requant) runs every step;
 # its mutant that zeroes W_4X8's padding fails the case whose K leaves padding
 ifaces=$(dirname "$work")/interfaces
