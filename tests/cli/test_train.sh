@@ -6,9 +6,9 @@
 # op pass with the same fault; --kernel overrides and interface files replace an op's
 # kernel in every step (a planted bug in one fails); the HTML report draws a trajectory.
 # Exit 77: no device.
-#   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR MESA25_ICD
+#   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR
 set -uo pipefail
-q4cts=$1 glslang=$2 src=$3 work=$4 icd=${5:-}
+q4cts=$1 glslang=$2 src=$3 work=$4
 . "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
