@@ -3,7 +3,8 @@
 # Node.js worker on Mesa 25's lavapipe.
 #   usage: test_webgpu.sh Q4CTS SOURCE_DIR WORK_DIR ICD MODE
 # MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
-# MODE "train":    the training cases of the mustpass, a planted training fault, a WGSL
+# MODE "train":    the training cases of the mustpass, a planted training fault (and its dump
+#                  replayed alone), a WGSL
 #                  kernel set from interface files and a --kernel mutant in the steps.
 # MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
@@ -47,8 +48,14 @@ if [ "$mode" = train ]; then
   checks=$((checks + 1))
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["q4cts"]["results"]; assert len(r) == 5 and all(x["api"] == "webgpu" and x["train"]["steps"] for x in r)' \
     train.json || fail "the training results do not name WebGPU or have no steps"
+  rm -rf dumps && mkdir dumps
   expect 1 "step 3, layer 2, linear_dW: .* outside their bound" -- "$q4cts" run --api webgpu \
-    --strict --filter q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300 --inject-fault train_dw_stale@3
+    --strict --filter q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300 --inject-fault train_dw_stale@3 \
+    --dump-dir dumps
+  # its dump: that op alone, rerun through WebGPU on what it was handed, passes (the stack
+  # added the stale dW, not the kernel)
+  expect 0 "Pass +q4cts.linear_dW.custom.m32_n8_k16 " -- "$q4cts" replay --rerun \
+    dumps/q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300/q4cts.linear_dW.custom.m32_n8_k16
   # a whole WGSL kernel set from interface files runs the step unchanged; a requant that
   # writes flat bytes hands its codes on as W_4X8
   all=()
