@@ -3,9 +3,9 @@
 # Node.js worker on Mesa 25's lavapipe.
 #   usage: test_webgpu.sh Q4CTS SOURCE_DIR WORK_DIR ICD MODE
 # MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
-# MODE "train":    the training cases of the mustpass, a planted training fault (and its dump
-#                  replayed alone), a WGSL
-#                  kernel set from interface files and a --kernel mutant in the steps.
+# MODE "train":    the training cases of the mustpass, a planted training fault (and its
+#                  dump replayed alone), a WGSL kernel set from interface files and a
+#                  --kernel mutant in the steps.
 # MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
