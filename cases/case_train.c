@@ -92,7 +92,7 @@ static q4_status check(const q4_case *c, q4_error *err)
     int L = q4_case_train_widths(c, w);
     if (c->step < 1 || c->step > Q4_CASE_TRAIN_MAX_STEPS)
         return q4_fail(err, Q4_ERR_ARG, "t = %lld steps: a training case takes 1..%d steps "
-                       "(each step's results ride in the case's report)",
+                       "(the nightly's long cases take 200)",
                        (long long)c->step, Q4_CASE_TRAIN_MAX_STEPS);
     if (c->lr < 1 || c->lr > 10000)
         return q4_fail(err, Q4_ERR_ARG, "l = %lld: the learning rate is l * 1e-4 with l in "

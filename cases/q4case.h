@@ -20,7 +20,7 @@
 
 #define Q4_CASE_NAME_MAX 128
 /* The most steps a training case takes: each step's results ride in its report. */
-#define Q4_CASE_TRAIN_MAX_STEPS 16
+#define Q4_CASE_TRAIN_MAX_STEPS 200
 
 /* The tiles the family rules are defined against (README.md "Tiles"): the upstream
  * tile_aligned case m8_n16_k32 is aligned to all three. A kernel with larger tiles

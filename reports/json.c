@@ -164,7 +164,7 @@ static void put_train(q4rep_buf *b, const q4_train_trace *t)
     q4rep_json_member_num(b, "codes_margin", t->codes_margin);
     q4rep_buf_puts(b, ", \"steps\": [");
     for (int s = 0; s < steps; s++) {
-        q4rep_buf_printf(b, "%s{\"step\": %d", s ? ", " : "", s + 1);
+        q4rep_buf_printf(b, "%s{\"step\": %d", s ? ", " : "", t->step[s] ? t->step[s] : s + 1);
         q4rep_json_member_num(b, "loss_gpu", t->loss_gpu[s]);
         q4rep_json_member_num(b, "loss_ref", t->loss_ref[s]);
         q4rep_json_member_num(b, "envelope", t->envelope[s]);

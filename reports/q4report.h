@@ -47,8 +47,11 @@ int q4_verdict_parse(const char *name, q4_verdict *out);
 
 /* A training case's trajectory (docs/training.md): per step, the loss on the GPU and in
  * the fp64 reference run, the envelope it must keep to, and the worst margin of each op
- * the step ran (over layers). Every number fits one result message (runner.c), so a
- * case takes at most Q4_TRAIN_STEPS steps. */
+ * the step ran (over layers). Every number fits one result message (runner.c), so the
+ * trace holds Q4_TRAIN_STEPS rows: one per step of a case of at most that many steps;
+ * a longer case's steps are split into Q4_TRAIN_STEPS runs of consecutive steps, and
+ * each row holds its run's worst step (step[] says which: its loss, fp64 loss and
+ * envelope) and each op's worst margin over the run. */
 #define Q4_TRAIN_STEPS 16
 #define Q4_TRAIN_OPS 6
 typedef struct q4_train_trace {
@@ -56,6 +59,7 @@ typedef struct q4_train_trace {
     char ops[Q4_TRAIN_OPS][24];    /* the op of each margin column, in the step's order */
     float loss_gpu[Q4_TRAIN_STEPS], loss_ref[Q4_TRAIN_STEPS], envelope[Q4_TRAIN_STEPS];
     float margin[Q4_TRAIN_STEPS][Q4_TRAIN_OPS];   /* NAN: that op did not run that step */
+    short step[Q4_TRAIN_STEPS];    /* each row's step (1-based); 0: row + 1 */
     float codes_margin;            /* final codes against the fp64 run's: 0 equal, 1 only
                                       near a rounding boundary, INFINITY a wrong code */
 } q4_train_trace;

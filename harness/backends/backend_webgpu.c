@@ -681,11 +681,7 @@ const q4h_backend_i q4h_backend_webgpu = {
     .api = "webgpu",
     .suite = "q4cts.webgpu",
     .wgsl = true,
-    /* Its runs stage each case's inputs into the worker first (wg_stage, wg_bind): the
-     * training driver's per-op runs do not go through those yet. */
-    .no_training = "training cases run on Vulkan only in this version: the WebGPU "
-                   "backend's per-case staging is not driven step by step yet "
-                   "(docs/training.md, \"Not yet\")",
+    .no_training = NULL,   /* the training driver stages and binds each op (train_case.c) */
     .vulkan = false,
     .devices = wg_devices,
     .describe = wg_describe,

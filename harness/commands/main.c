@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "plan.h"
 #include "backend_vulkan.h"
 #include "baseline.h"
 #include "child.h"
@@ -328,7 +329,7 @@ static q4_status check_replacements(const q4h_cli *cli, q4h_iface *const *ifaces
         const char *op = ifaces[i]->op->op;
         bool used = false;
         for (size_t c = 0; c < n_all && !used; c++)
-            used = !strcmp(cases[c].op, op);
+            used = q4h_case_runs_op(&cases[c], op);   /* a training case runs several */
         q4_echo(cli->interface_args[i], shown, sizeof shown);
         if (!used)
             st = q4_fail(err, Q4_ERR_ARG, "--interface %s is for op %s, which no selected case "

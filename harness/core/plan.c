@@ -42,12 +42,71 @@ void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
         p->kernels[p->n++] = op->kernels[i];
 }
 
+int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max)
+{
+    int64_t w[5];
+    int n = 0;
+    const int L = q4_case_train_widths(c, w);
+    static const char *const per_layer[] = { "linear_q4gsw", "linear_dW",
+                                             "linear_q4gsw_backward", "adamw_step",
+                                             "q4gsw_requant" };
+    for (int l = 0; l < L; l++)
+        for (size_t o = 0; o < sizeof per_layer / sizeof *per_layer && n < max; o++) {
+            if (l == 0 && !strcmp(per_layer[o], "linear_q4gsw_backward"))
+                continue;   /* no d_x below the first layer */
+            q4_case *x = &oc[n++];
+            memset(x, 0, sizeof *x);
+            x->op = per_layer[o];
+            snprintf(x->family, sizeof x->family, "custom");
+            snprintf(x->name, sizeof x->name, "%s", c->name);
+            x->seed = c->seed;
+            x->m = c->m, x->n = w[l + 1], x->k = w[l], x->gs = c->gs;
+            if (!strcmp(x->op, "adamw_step"))
+                x->m = x->n = x->k = x->gs = 0, x->numel = w[l] * w[l + 1], x->step = 1,
+                x->wd = 1;
+            else if (!strcmp(x->op, "q4gsw_requant"))
+                x->m = 0;
+            else if (!strcmp(x->op, "linear_dW"))
+                x->gs = 0;
+        }
+    if (n < max) {
+        q4_case *x = &oc[n++];
+        memset(x, 0, sizeof *x);
+        x->op = "fused_ce";
+        snprintf(x->family, sizeof x->family, "custom");
+        snprintf(x->name, sizeof x->name, "%s", c->name);
+        x->seed = c->seed;
+        x->r = c->m, x->v = c->v;
+    }
+    return n;
+}
+
+bool q4h_case_runs_op(const q4_case *c, const char *op)
+{
+    if (!q4_case_is_train(c))
+        return !strcmp(c->op, op);
+    q4_case oc[Q4H_TRAIN_OP_CASES];
+    int n = q4h_train_op_cases(c, oc, Q4H_TRAIN_OP_CASES);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(oc[i].op, op))
+            return true;
+    return false;
+}
+
 /* Whether case c surely runs kernel on this device; *maybe is set where it runs it only
  * if its data sends the call to a fallback (q4vk_plan.maybe_from), which would leave
  * an override of it untested on other data. */
 static bool runs(const q4_case *c, const q4vk_device_info *info, const char *kernel,
                  bool *maybe)
 {
+    if (q4_case_is_train(c)) {   /* every op of its steps */
+        q4_case oc[Q4H_TRAIN_OP_CASES];
+        int n = q4h_train_op_cases(c, oc, Q4H_TRAIN_OP_CASES);
+        for (int i = 0; i < n; i++)
+            if (runs(&oc[i], info, kernel, maybe))
+                return true;
+        return false;
+    }
     q4vk_plan p;
     q4h_case_plan(c, info, &p);
     for (int i = 0; i < p.n; i++)
@@ -145,20 +204,42 @@ static const char *lint_text(const q4h_run_options *opt, const char *kernel)
     return e->text;
 }
 
+/* One kernel's findings into r (a Pass becomes QualityWarning). */
+static void lint_kernel(const q4h_run_options *opt, const char *kernel, q4_result *r)
+{
+    const char *text = lint_text(opt, kernel);
+    if (!text[0])
+        return;
+    if (r->verdict == Q4_PASS)
+        r->verdict = Q4_QUALITY_WARNING;
+    size_t len = strlen(r->message);
+    snprintf(r->message + len, sizeof r->message - len,
+             "%sstatic check of kernel %s (portable drivers may differ): %s",
+             len ? "; " : "", kernel, text);
+}
+
 void q4h_lint_case(const q4h_run_options *opt, const q4_case *c, const q4vk_device_info *info,
                    q4_result *r)
 {
-    q4vk_plan p;
-    q4h_case_plan(c, info, &p);
-    for (int i = 0; i < p.n; i++) {
-        const char *text = lint_text(opt, p.kernels[i]);
-        if (!text[0])
-            continue;
-        if (r->verdict == Q4_PASS)
-            r->verdict = Q4_QUALITY_WARNING;
-        size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len,
-                 "%sstatic check of kernel %s (portable drivers may differ): %s",
-                 len ? "; " : "", p.kernels[i], text);
+    q4_case oc[Q4H_TRAIN_OP_CASES];
+    int n = 1;
+    if (q4_case_is_train(c))   /* the kernels of its ops, each once */
+        n = q4h_train_op_cases(c, oc, Q4H_TRAIN_OP_CASES);
+    else
+        oc[0] = *c;
+    const char *seen[Q4H_TRAIN_OP_CASES * Q4VK_PLAN_MAX];
+    int n_seen = 0;
+    for (int k = 0; k < n; k++) {
+        q4vk_plan p;
+        q4h_case_plan(&oc[k], info, &p);
+        for (int i = 0; i < p.n; i++) {
+            int j = 0;
+            while (j < n_seen && strcmp(seen[j], p.kernels[i]))
+                j++;
+            if (j < n_seen)
+                continue;
+            seen[n_seen++] = p.kernels[i];
+            lint_kernel(opt, p.kernels[i], r);
+        }
     }
 }

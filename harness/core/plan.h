@@ -19,6 +19,17 @@ q4_status q4h_apply_case_limits(q4vk_context *ctx, const q4_case *c, q4_error *e
  * op has no plan), with c's own limits lowered on it. */
 void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p);
 
+/* The op cases one step of training case c runs (docs/training.md), one per op and
+ * layer, each with the shape harness/run/train_case.c gives it (the step's own values,
+ * such as AdamW's t, aside): into oc[max], returns how many. An override is exercised
+ * by a training case when one of them runs its kernel. */
+#define Q4H_TRAIN_OP_CASES 16
+int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max);
+
+/* Whether c runs op (a training case: in its steps), for --interface's check that its
+ * op is run. */
+bool q4h_case_runs_op(const q4_case *c, const char *op);
+
 /* Q4_ERR_ARG when an override replaces a kernel that none of cases runs on this
  * device, naming the kernel and a case that would run it. */
 q4_status q4h_overrides_check_used(const q4h_run_options *opt, const q4_case *cases,

@@ -16,20 +16,23 @@
  * and read-backs by buffers kept across ops, with the same judgement. */
 #include "train_case.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "clock.h"
+#include "dump.h"
 #include "gpu_judged.h"
 #include "judge.h"
 #include "q4ref_train.h"
 #include "verdict.h"
 
-_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= Q4_TRAIN_STEPS,
-               "every step a training case may take has its place in the result's trace");
-_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 99, "a step fits the two digits of a result's where");
+_Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 999, "a step fits the three digits of a result's where");
+/* Every step the driver keeps; the result's trace folds them into its rows (fold). */
+#define MAX_STEPS Q4_CASE_TRAIN_MAX_STEPS
 
 /* The op descriptors a training step runs (harness/core/ops/). */
 extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
@@ -57,6 +60,9 @@ typedef struct driver {
     bool stopped;              /* a run failed (not a judged Fail): the case ends */
     int64_t elements;
     double gpu_ms;
+    float loss[MAX_STEPS];                 /* each step's GPU loss */
+    float margin[MAX_STEPS][Q4_TRAIN_OPS]; /* each op's worst margin per step; NAN: not run */
+    bool dumped;                           /* --dump-dir: the first op not ok is saved */
 } driver;
 
 /* The case of one op run: its descriptor's fields only. */
@@ -66,8 +72,40 @@ static q4_case op_case(const q4h_op *op, const q4_case *c)
     memset(&oc, 0, sizeof oc);
     oc.op = op->name;
     snprintf(oc.family, sizeof oc.family, "custom");
+    snprintf(oc.name, sizeof oc.name, "%s", c->name);   /* what the WebGPU worker logs */
     oc.seed = c->seed;
     return oc;
+}
+
+/* --dump-dir: the first op that is not ok, as a single-op case of its own (its canonical
+ * custom name, the inputs it was handed, its truth and the GPU's results), so that
+ * `q4cts replay` judges it again and `--rerun` runs that op alone; its folder is
+ * DIR/<training case>/<op case>/. Says in the case's message where it went. */
+static void dump_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inputs *gpu_in,
+                    const q4h_outputs *out, bool have_got, const q4_result *one)
+{
+    const q4h_run_options *opt = d->b->opt;
+    q4_case named = *oc;
+    q4_error err = { 0 };
+    char dir[4096], shown[Q4_ECHO_MAX];
+    q4h_tensor t[Q4H_MAX_TENSORS];
+    named.seed = d->c->seed;
+    q4_case_format(&named, named.name, sizeof named.name);
+    snprintf(dir, sizeof dir, "%s/%s", opt->dump_dir, d->c->name);
+    q4h_dump_source src = { opt, d->b->i->info(d->b), one, have_got };
+    q4_status st = mkdir(opt->dump_dir, 0777) == 0 || errno == EEXIST ? Q4_OK
+                   : q4_fail(&err, Q4_ERR_IO, "cannot create directory %s: %s",
+                             q4_echo(opt->dump_dir, shown, sizeof shown), strerror(errno));
+    if (st == Q4_OK)
+        st = q4h_dump_case(dir, &named, gpu_in, t, op->inputs(&named, gpu_in, t), out, &src, &err);
+    size_t len = strlen(d->r->message);
+    if (st == Q4_OK)
+        snprintf(d->r->message + len, sizeof d->r->message - len, " (dumped: %.150s/%.120s; "
+                 "q4cts replay --rerun runs that op alone)", d->c->name, named.name);
+    else
+        snprintf(d->r->message + len, sizeof d->r->message - len, " (dump failed: %.300s)",
+                 err.msg);
+    d->dumped = true;
 }
 
 /* Runs op on gpu_in, judges it against the truth of truth_in and keeps the worst of
@@ -82,31 +120,46 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
     char why[Q4_MSG_MAX] = "";
     q4_result_init(&one);
     q4h_outputs_free(out);
-    q4_status st = d->b->i->begin(d->b, op, oc, why, sizeof why, &err);
+    /* The case line's sequence (backend.h) for each op: begin, stage (what the kernel is
+     * handed, as the API takes it: WebGPU's buffer images), truth, bind (an interface
+     * file's buffers, which follow from the truth), run, end. */
+    const q4h_backend_i *bi = d->b->i;
+    q4_status st = bi->begin(d->b, op, oc, why, sizeof why, &err);
+    if (st == Q4_OK && !why[0] && bi->stage)
+        st = bi->stage(d->b, op, oc, gpu_in, why, sizeof why, &err);
+    if (st == Q4_OK && !why[0])
+        st = op->truth(oc, truth_in, out, &err);
+    if (st == Q4_OK && !why[0] && bi->bind)
+        st = bi->bind(d->b, op, oc, gpu_in, out, why, sizeof why, &err);
     if (st == Q4_OK && why[0]) {
+        if (bi->end)
+            bi->end(d->b);
         d->r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(d->r->message, sizeof d->r->message, "step %lld, %s: %.400s", (long long)t,
-                 op->name, why);
+        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.400s",
+                 (long long)t, layer + 1, op->name, why);
         d->stopped = true;
         return false;
     }
-    if (st == Q4_OK)
-        st = op->truth(oc, truth_in, out, &err);
     if (st != Q4_OK) {
         one.verdict = q4h_verdict_of_run(st);
         snprintf(one.message, sizeof one.message, "%s", err.msg);
     }
-    if (st != Q4_OK || !q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx)) {
+    bool ran = st == Q4_OK && q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx);
+    if (bi->end)   /* what stage and bind kept is this op's alone */
+        bi->end(d->b);
+    if (!ran) {
         d->r->verdict = one.verdict;
         snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.900s",
                  (long long)t, layer + 1, op->name, one.message);
         d->stopped = true;
+        if (st == Q4_OK && d->b->opt->dump_dir && !d->dumped)
+            dump_op(d, op, oc, gpu_in, out, false, &one);
         return false;
     }
     if (one.gpu_ms > 0)
         d->gpu_ms += one.gpu_ms;
     d->elements += one.elements;
-    float *cell = &d->r->train.margin[t - 1][col];
+    float *cell = &d->margin[t - 1][col];
     if (!isnan(one.worst_margin) && (isnan(*cell) || one.worst_margin > *cell))
         *cell = (float)one.worst_margin;
     /* The first op that is not ok is the case's cause (what follows it inherits its
@@ -125,8 +178,8 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
         r->got = one.got, r->expected = one.expected, r->bound = one.bound;
         snprintf(r->output, sizeof r->output, "%s", one.output);
         r->index = one.index;
-        /* a step fits 2 digits, a layer 1: 19 bytes before the element's coordinates */
-        snprintf(r->where, sizeof r->where, "step=%d, layer=%d, %.40s", (int)t % 100,
+        /* a step fits 3 digits, a layer 1: 19 bytes before the element's coordinates */
+        snprintf(r->where, sizeof r->where, "step=%d, layer=%d, %.40s", (int)t % 1000,
                  (layer + 1) % 10, one.where);
         if (one.verdict == Q4_PASS)
             r->message[0] = 0;
@@ -134,6 +187,8 @@ static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inpu
             snprintf(r->message, sizeof r->message, "step %lld, layer %d, %s: %.900s",
                      (long long)t, layer + 1, op->name, msg[0] ? msg : "see the worst element");
     }
+    if (d->b->opt->dump_dir && !d->dumped && !q4_verdict_ok(one.verdict, d->b->opt->strict))
+        dump_op(d, op, oc, gpu_in, out, true, &one);
     return true;
 }
 
@@ -157,8 +212,8 @@ static void add_previous(q4h_outputs *out, const void *ctx)
 /* ---------------- the trajectory's references ---------------- */
 
 typedef struct refs {
-    double loss64[Q4_TRAIN_STEPS], tie[Q4_TRAIN_STEPS];
-    double env[Q4_TRAIN_STEPS], drift[Q4_TRAIN_STEPS];   /* drift in units of the scale */
+    double loss64[MAX_STEPS], tie[MAX_STEPS];
+    double env[MAX_STEPS], drift[MAX_STEPS];   /* drift in units of the scale */
     double *lat64;             /* [T][n] */
     uint8_t *codes64;          /* [n] */
 } refs;
@@ -174,7 +229,7 @@ static double scale_of(const q4ref_train_model *m, int64_t i)
 static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
 {
     const int64_t n = q4ref_train_weights(m), T = m->T;
-    double lossz[Q4_TRAIN_STEPS];
+    double lossz[MAX_STEPS];
     double *latz = malloc((size_t)(T * n) * sizeof *latz);
     rf->lat64 = malloc((size_t)(T * n) * sizeof *rf->lat64);
     rf->codes64 = malloc((size_t)n);
@@ -184,7 +239,7 @@ static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
     }
     q4ref_train_trace tr64 = { rf->loss64, rf->lat64, rf->codes64, rf->tie };
     q4_status st = q4ref_train_fp64(m, &tr64, err);
-    double spread[Q4_TRAIN_STEPS] = { 0 }, dspread[Q4_TRAIN_STEPS] = { 0 };
+    double spread[MAX_STEPS] = { 0 }, dspread[MAX_STEPS] = { 0 };
     for (int z = 0; z < Q4REF_TRAIN_ZOO_RUNS && st == Q4_OK; z++) {
         q4ref_train_trace trz = { lossz, latz, NULL, NULL };
         st = q4ref_train_zoo(m, z, &trz, err);
@@ -206,6 +261,34 @@ static q4_status make_refs(const q4ref_train_model *m, refs *rf, q4_error *err)
     return st;
 }
 
+/* The result's trace from the driver's steps (q4report.h): one row per step of the n
+ * begun when they fit, else Q4_TRAIN_STEPS runs of consecutive steps, each row its
+ * run's step furthest from the fp64 loss (relative to the envelope) and each op's worst
+ * margin over the run, so a long case's worst step and worst op are both in the trace. */
+static void fold(q4_result *r, const driver *d, const refs *rf, int64_t n)
+{
+    const int64_t rows = n < Q4_TRAIN_STEPS ? n : Q4_TRAIN_STEPS;
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t first = i * n / rows, end = (i + 1) * n / rows;
+        int64_t worst = first;
+        double dev = -1;
+        for (int64_t s = first; s < end; s++) {
+            double e = rf->env[s] > 0 ? fabs(d->loss[s] - rf->loss64[s]) / rf->env[s] : 0;
+            if (!(e <= dev))   /* NaN (an unrun or non-finite step) counts as worst */
+                worst = s, dev = isnan(e) ? INFINITY : e;
+            for (int o = 0; o < Q4_TRAIN_OPS; o++) {
+                float m = d->margin[s][o], *cell = &r->train.margin[i][o];
+                if (!isnan(m) && (isnan(*cell) || m > *cell))
+                    *cell = m;
+            }
+        }
+        r->train.step[i] = (short)(worst + 1);
+        r->train.loss_gpu[i] = d->loss[worst];
+        r->train.loss_ref[i] = (float)rf->loss64[worst];
+        r->train.envelope[i] = (float)rf->env[worst];
+    }
+}
+
 /* ---------------- one case ---------------- */
 
 void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
@@ -216,7 +299,10 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     q4_error err = { 0 };
     refs rf = { 0 };
     q4h_outputs out = { 0 };
-    driver d = { b, c, r, false, 0, 0 };
+    driver d = { .b = b, .c = c, .r = r };
+    for (int s = 0; s < MAX_STEPS; s++)
+        for (int o = 0; o < Q4_TRAIN_OPS; o++)
+            d.margin[s][o] = NAN;
     float *lat = NULL, *mom = NULL, *vel = NULL, *dw = NULL, *dw_prev = NULL, *zeros = NULL;
     float *act = NULL, *g = NULL;
     uint32_t *w = NULL, *w_prev = NULL;
@@ -229,16 +315,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         for (int o = 0; o < Q4_TRAIN_OPS; o++)
             r->train.margin[s][o] = NAN;
     r->train.codes_margin = NAN;
-    const char *refuse = b->i->no_training;
-    if (!refuse && (opt->n_overrides || opt->n_kernel_args))
-        refuse = "training cases run the built-in kernels only in this version: --kernel is "
-                 "not applied to their steps (docs/training.md, \"Not yet\")";
-    if (!refuse && opt->n_interfaces)
-        refuse = "training cases run the built-in kernels only in this version: interface "
-                 "files are not applied to their steps (docs/training.md, \"Not yet\")";
-    if (refuse) {
+    /* --kernel overrides and interface files need nothing here: each op's run picks
+     * them by its op (the Vulkan context's overrides, q4h_iface_for), so an override of
+     * op X replaces X's kernel in every step. */
+    if (b->i->no_training) {
         r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(r->message, sizeof r->message, "%s", refuse);
+        snprintf(r->message, sizeof r->message, "%s", b->i->no_training);
         goto done;
     }
     if (!b->i->info(b)) {
@@ -332,7 +414,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             ti.labels = in.labels + (t - 1) * M;
             ti.n_valid = (float)M;
             if (run_op(&d, &q4h_op_fused_ce, &oc, &ti, &ti, t, L - 1, COL_CE, &out, NULL, NULL)) {
-                r->train.loss_gpu[t - 1] = out.o[0].got[0];
+                d.loss[t - 1] = out.o[0].got[0];
                 memcpy(gcur, out.o[1].got, (size_t)(M * V) * sizeof(float));
             }
         }
@@ -398,10 +480,20 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             ti.scales = in.scales + q4ref_train_scale_at(&m, l);
             if (run_op(&d, &q4h_op_q4gsw_requant, &oc, &ti, &ti, t, l, COL_REQUANT, &out, NULL,
                        NULL)) {
-                /* the words as the GPU wrote them are what the next forward reads */
-                if (out.o[0].raw && out.o[0].raw_bytes == (size_t)q4_w4x8_words(N, K) * 4)
-                    memcpy(w + wat, out.o[0].raw, out.o[0].raw_bytes);
+                /* the W_4X8 words as the GPU wrote them are what the next forward reads;
+                 * a requant that writes another layout (an interface file's flat bytes)
+                 * hands its codes on in W_4X8, which the forward's own interface file
+                 * lays out as its kernel takes them */
                 memcpy(codes + at, out.o[0].got_code, (size_t)(N * K));
+                if (out.o[0].raw && out.o[0].raw_dtype == 'u' &&
+                    out.o[0].raw_bytes == (size_t)q4_w4x8_words(N, K) * 4)
+                    memcpy(w + wat, out.o[0].raw, out.o[0].raw_bytes);
+                else if (q4ref_pack_w4x8(codes + at, N, K, w + wat, &err) != Q4_OK) {
+                    r->verdict = Q4_INTERNAL_ERROR;
+                    snprintf(r->message, sizeof r->message, "step %lld, layer %d: packing "
+                             "the requant's codes: %.480s", (long long)t, l + 1, err.msg);
+                    d.stopped = true;
+                }
             }
             wat += (int)q4_w4x8_words(N, K);
         }
@@ -415,9 +507,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
      * is a QualityWarning, as requant's own near-tie codes are (SPEC §3). */
     bool near_tie = false, traj_noted = false;
     for (int64_t t = 1; t <= T; t++) {
-        double got = r->train.loss_gpu[t - 1], want = rf.loss64[t - 1], env = rf.env[t - 1];
-        r->train.loss_ref[t - 1] = (float)want;
-        r->train.envelope[t - 1] = (float)env;
+        double got = d.loss[t - 1], want = rf.loss64[t - 1], env = rf.env[t - 1];
         if (t >= 2 && rf.tie[t - 2] <= rf.drift[t - 2])
             near_tie = true;
         double margin = isfinite(got) ? fabs(got - want) / env : INFINITY;
@@ -479,13 +569,17 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                      cm > 1 ? "" : " (its latent lies near a rounding boundary)");
         }
     }
-    /* --dump-dir: not for training cases yet (docs/training.md, "Not yet"), and said so */
-    if (opt->dump_dir && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
+    if (b->i->lint)   /* static checks of the modules its steps ran (Vulkan) */
+        b->i->lint(b, c, r);
+    /* --dump-dir saves the first op that is not ok (dump_op); a case that fails only
+     * in its trajectory or final codes has no such op, and says so */
+    if (opt->dump_dir && !d.dumped && (opt->dump_all || !q4_verdict_ok(r->verdict, opt->strict))) {
         size_t len = strlen(r->message);
-        snprintf(r->message + len, sizeof r->message - len, "%s(not dumped: a training case "
-                 "has no dump yet)", len ? " " : "");
+        snprintf(r->message + len, sizeof r->message - len, "%s(not dumped: a training case's "
+                 "dump is its first op that is not ok, and every op passed)", len ? " " : "");
     }
 done:
+    fold(r, &d, &rf, r->train.steps);
     r->elements = d.elements;
     r->gpu_ms = d.gpu_ms > 0 ? d.gpu_ms : -1;
     q4h_outputs_free(&out);

@@ -66,6 +66,38 @@ START_TEST(plan_sees_the_case_limits)
 }
 END_TEST
 
+/* A training case runs the ops of its steps at its layers' shapes: an override or an
+ * interface file of one of them is used by it, of another op not. */
+START_TEST(training_case_runs_its_ops)
+{
+    q4_case c = parse("q4cts.train.linear2.m12_k64_h24_v12_g8_t6_l300");
+    q4_case oc[Q4H_TRAIN_OP_CASES];
+    int n = q4h_train_op_cases(&c, oc, Q4H_TRAIN_OP_CASES);
+    ck_assert_int_eq(n, 10);   /* 4 ops below (no backward), 5 on top, fused_ce */
+    ck_assert_str_eq(oc[0].op, "linear_q4gsw");
+    ck_assert_int_eq(oc[0].m, 12);
+    ck_assert_int_eq(oc[0].n, 24);
+    ck_assert_int_eq(oc[0].k, 64);
+    ck_assert_str_eq(oc[6].op, "linear_q4gsw_backward");
+    ck_assert_int_eq(oc[6].n, 12);
+    ck_assert_int_eq(oc[6].k, 24);
+    ck_assert_int_eq(oc[6].gs, 8);
+    ck_assert_str_eq(oc[7].op, "adamw_step");
+    ck_assert_int_eq(oc[7].numel, 12 * 24);
+    ck_assert_str_eq(oc[9].op, "fused_ce");
+    ck_assert_int_eq(oc[9].r, 12);
+    ck_assert_int_eq(oc[9].v, 12);
+    ck_assert(q4h_case_runs_op(&c, "q4gsw_requant"));
+    ck_assert(!q4h_case_runs_op(&c, "dequantize"));
+    q4h_override o = { .kernel = "adamw_step", .path = "adamw.spv" };
+    q4h_run_options opt = { .overrides = &o, .n_overrides = 1 };
+    q4_error err = { 0 };
+    ck_assert_int_eq(q4h_overrides_check_used(&opt, &c, 1, &device, &err), Q4_OK);
+    o.kernel = "dequantize";
+    ck_assert_int_eq(q4h_overrides_check_used(&opt, &c, 1, &device, &err), Q4_ERR_ARG);
+}
+END_TEST
+
 /* On a device with int8 cooperative matrices (this one's info, so marked) a forward
  * case above M = 8 plans the tensor-core path and, after it, the fp32 path it falls back
  * to when its x is too coarse for the digits; an override of a fallback kernel alone is
@@ -260,6 +292,7 @@ int main(void)
     tcase_add_test(tc, plan_sees_the_case_limits);
     tcase_add_test(tc, refused_limits_are_an_internal_error);
     tcase_add_test(tc, tensor_core_plan_and_overrides);
+    tcase_add_test(tc, training_case_runs_its_ops);
     tcase_add_test(tc, no_internal_error_on_small_grids);
     tcase_add_test(tc, folded_results_bit_identical);
     suite_add_tcase(s, tc);

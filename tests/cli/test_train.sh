@@ -3,11 +3,12 @@
 # refused with a clear sentence; the shipped ones pass under --strict with a trajectory
 # per step in the JSON report; each planted integration bug (--inject-fault
 # train_<kind>@N) fails the op it corrupts at step N, while the single-op cases of that
-# op pass with the same fault; --kernel, --interface and a WebGPU run make them
-# NotSupported with the reason; the HTML report draws a trajectory. Exit 77: no device.
-#   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR MESA25_ICD
+# op pass with the same fault; --kernel overrides and interface files replace an op's
+# kernel in every step (a planted bug in one fails); the HTML report draws a trajectory.
+# Exit 77: no device.
+#   usage: test_train.sh Q4CTS GLSLANG_VALIDATOR SOURCE_DIR WORK_DIR
 set -uo pipefail
-q4cts=$1 glslang=$2 src=$3 work=$4 icd=${5:-}
+q4cts=$1 glslang=$2 src=$3 work=$4
 . "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 
@@ -16,12 +17,15 @@ expect 0 '^q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300$' -- "$q4cts" list --f
 [ "$(grep -c '^q4cts.train.' out.txt)" -eq 5 ] || fail "expected 5 generated training cases: $(cat out.txt)"
 expect 2 "missing parameter h: family linear2 has hidden layers of width h" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_v8_g8_t2_l1
 expect 2 "family linear1 has no hidden layer: leave h out" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_h8_v8_g8_t2_l1
-expect 2 "t = 17 steps: a training case takes 1..16 steps" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t17_l1
+# the nightly's long cases (cases/train-long.txt) are valid names of 200 steps
+expect 0 '^q4cts.train.linear3.m8_k32_h16_v8_g8_t200_l300$' -- "$q4cts" list --caselist "$src/cases/train-long.txt"
+[ "$(grep -c '^q4cts.train.*_t200_' out.txt)" -eq 3 ] || fail "expected 3 cases of 200 steps: $(cat out.txt)"
+expect 2 "t = 201 steps: a training case takes 1..200 steps" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t201_l1
 expect 2 "layer 2 \(N = 8, K = 12\): .*gs" -- "$q4cts" run --filter q4cts.train.linear2.m8_k32_h12_v8_g8_t2_l1
 expect 2 "unknown family 'mlp' for op train \(families: linear1, linear2, linear3\)" -- "$q4cts" run --filter q4cts.train.mlp.m8_k32_v8_g8_t2_l1
 expect 2 "l = 0: the learning rate is l \* 1e-4" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l0
 expect 2 "perf times one op per case; q4cts.train.linear1.m8_k32_v8_g8_t2_l1 is a training case" -- "$q4cts" perf --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1
-expect 2 "--inject-fault expects .*train_mv_reset" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1 --inject-fault train_mv_reset@17
+expect 2 "--inject-fault expects .*train_mv_reset" -- "$q4cts" run --filter q4cts.train.linear1.m8_k32_v8_g8_t2_l1 --inject-fault train_mv_reset@201
 
 "$q4cts" devices >devices.txt 2>&1
 if ! grep -q '^0: ' devices.txt; then
@@ -80,6 +84,34 @@ assert any(abs(x["loss_gpu"] - x["loss_ref"]) > x["envelope"] for x in s[2:]), s
 assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in s[:2]), s
 assert s[1]["margins"]["adamw_step"] > 1 and s[0]["margins"]["adamw_step"] <= 1, s
 PY
+# --dump-dir saves the first op that is not ok as a case of its own: replay judges it again
+# (Fail); --rerun runs that op alone on the inputs it was handed, where the kernel is right
+# (Pass: the stack, not the kernel, handed it zeros for m and v)
+rm -rf dumps && mkdir dumps
+expect 1 "dumped: $l2/q4cts.adamw_step.custom.n512_t2_w1; q4cts replay" -- "$q4cts" run --strict \
+  --filter $l2 --inject-fault train_mv_reset@2 --dump-dir dumps
+dump=dumps/$l2/q4cts.adamw_step.custom.n512_t2_w1
+expect 1 "Fail +q4cts.adamw_step.custom.n512_t2_w1 " -- "$q4cts" replay "$dump"
+expect 0 "Pass +q4cts.adamw_step.custom.n512_t2_w1 " -- "$q4cts" replay "$dump" --rerun
+# (a kernel's bug: the dump of a --kernel mutant's step fails again under --rerun with
+# that kernel, below)
+
+# a case longer than the trace's 16 rows: each row is the worst step of a run of steps
+# (its number in "step"), its margins the worst over the run; a bug at step 30 is named
+long=q4cts.train.linear1.m8_k32_v8_g8_t40_l300
+expect 0 'result: PASS, 0 of 1 cases not ok' -- "$q4cts" run --strict --filter $long --json long.json
+python3 - long.json <<'PY' || fail "a 40-step case's trace is not 16 rows of its runs' worst steps"
+import json, sys
+t = json.load(open(sys.argv[1]))["q4cts"]["results"][0]["train"]
+steps = [s["step"] for s in t["steps"]]
+assert len(steps) == 16, steps
+for i, s in enumerate(steps):   # row i covers steps i*40//16+1 .. (i+1)*40//16
+    assert i * 40 // 16 < s <= (i + 1) * 40 // 16, (i, s)
+    assert all(m is not None and m <= 1 for m in t["steps"][i]["margins"].values() if m is not None)
+assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in t["steps"])
+PY
+expect 1 "step 30, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict --filter $long \
+  --inject-fault train_mv_reset@30
 # the HTML report draws the trajectory (where Chromium and the chart libraries are)
 if (. "$src/tests/needs.sh" chromium "$src") >/dev/null 2>&1; then
   expect 0 "report: mv.html, 1 cases" -- "$q4cts" report mv.json -o mv.html
@@ -97,26 +129,54 @@ for f in train_mv_reset@2 train_dw_stale@2 train_stale_w@2 train_bwd_stale_w@2; 
     --exclude 'q4cts.train.*' --inject-fault "$f"
 done
 
-# ---- what training cases do not run yet: NotSupported with the reason ----
+# ---- --kernel and --interface apply to every step: the op's kernel is replaced ----
 "$glslang" --target-env vulkan1.1 -V --quiet -I"$src/gpu/shaders" -o adamw.spv \
   "$src/gpu/shaders/adamw_step.comp" || fail "adamw_step.comp does not compile"
-expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*--kernel is not applied" -- \
-  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
-  --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --kernel adamw_step=adamw.spv
-cp adamw.spv adamw_step.spv && "$q4cts" kernels --interface adamw_step >adamw_step.json ||
-  fail "kernels --interface adamw_step failed"
-expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*interface files are not applied" -- \
-  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
-  --filter q4cts.adamw_step.wd_on.n1024_t1_w1 --interface adamw_step.json
-# (WebGPU's parts as tests/needs.sh looks for them; tests/webgpu fails CI without them)
-if command -v "${Q4CTS_NODE:-node}" >/dev/null && [ -f "$icd" ] &&
-   [ -f "$src/gpu/webgpu/node_modules/webgpu/package.json" ]; then
-  expect 0 "NotSupported +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 .*Vulkan only" -- \
-    env VK_DRIVER_FILES="$icd" "$q4cts" run --api webgpu \
-    --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --filter q4cts.adamw_step.wd_on.n1024_t1_w1
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' \
+  --kernel adamw_step=adamw.spv
+# a planted bug in the override: the first step's AdamW fails
+mut=$(dirname "$work")/mutations/adamw_no_bias_correction.spv
+if [ -f "$mut" ]; then
+  expect 1 "step 1, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict \
+    --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --kernel adamw_step="$mut"
+  # its dump: the op alone fails again with that kernel and passes with the built-in one
+  rm -rf kdumps && mkdir kdumps
+  expect 1 "dumped: " -- "$q4cts" run --strict --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
+    --kernel adamw_step="$mut" --dump-dir kdumps
+  kd=kdumps/q4cts.train.linear1.m32_k32_v8_g16_t8_l300/q4cts.adamw_step.custom.n256_t1_w1
+  expect 1 "Fail +q4cts.adamw_step.custom.n256_t1_w1 " -- "$q4cts" replay "$kd" --rerun --kernel adamw_step="$mut"
+  expect 0 "Pass +q4cts.adamw_step.custom.n256_t1_w1 " -- "$q4cts" replay "$kd" --rerun
 else
-  echo "no WebGPU (Node.js and Dawn): the WebGPU refusal is not checked"
+  fail "no mutant $mut (built with the tests)"
 fi
+# the static checks cover the kernels a training case's steps ran: a requant override
+# that rounds with GLSL round() is a QualityWarning naming it (a failure under --strict)
+sed 's/roundEven(xp \/ c.sp)/round(xp \/ c.sp)/' "$src/gpu/shaders/q4gsw_requant.glsl" >q4gsw_requant.glsl
+cp "$src/gpu/shaders/q4gsw_requant_w4x8.comp" "$src/gpu/shaders/q4_w4x8.glsl" "$src/gpu/shaders/q4_fold.glsl" .
+"$glslang" --target-env vulkan1.1 -V --quiet -I. -o rounding.spv q4gsw_requant_w4x8.comp ||
+  fail "the round() requant does not compile"
+expect 0 'note: +static check of kernel q4gsw_requant_w4x8 .*round' -- \
+  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --kernel q4gsw_requant_w4x8=rounding.spv
+grep -qE '^QualityWarning +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 ' out.txt ||
+  fail "a static check's finding did not make the training case a QualityWarning: $(cat out.txt)"
+# an interface file: the example requant (tests/interfaces/q4gsw_requant) runs every step;
+# its mutant that zeroes W_4X8's padding fails the case whose K leaves padding
+ifaces=$(dirname "$work")/interfaces
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' \
+  --interface "$ifaces/q4gsw_requant/q4gsw_requant.json"
+expect 1 "Fail +q4cts.train.linear2.m12_k64_h24_v12_g8_t6_l300 " -- "$q4cts" run --strict \
+  --filter 'q4cts.train.*' --interface "$ifaces/mutants/requant_padding_zeroed/q4gsw_requant.json"
+# a whole kernel set: every op of the step from interface files, as a runtime ships them
+all=()
+for op in linear_q4gsw fused_ce linear_dW linear_q4gsw_backward adamw_step q4gsw_requant; do
+  all+=(--interface "$ifaces/$op/$op.json")
+done
+expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --strict --filter 'q4cts.train.*' "${all[@]}"
+# an interface file for an op the training cases run counts as used; one they do not
+# run is refused as for any selection
+expect 2 "is for op dequantize, which no selected case runs" -- "$q4cts" run \
+  --filter 'q4cts.train.*' --interface "$ifaces/dequantize/dequantize.json"
+# (WebGPU's training runs: tests/webgpu, mode train)
 
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -3,6 +3,9 @@
 # Node.js worker on Mesa 25's lavapipe.
 #   usage: test_webgpu.sh Q4CTS SOURCE_DIR WORK_DIR ICD MODE
 # MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
+# MODE "train":    the training cases of the mustpass, a planted training fault (and its
+#                  dump replayed alone), a WGSL kernel set from interface files and a
+#                  --kernel mutant in the steps.
 # MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
@@ -35,6 +38,36 @@ if [ "$mode" = mustpass ]; then
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["q4cts"]["results"]; assert r and all(x["api"] == "webgpu" for x in r)' \
     results.json || fail "not every JSON result has api webgpu"
   grep -q '^device: .*(WebGPU), driver Dawn' out.txt || fail "the device line does not name WebGPU and Dawn"
+fi
+
+if [ "$mode" = train ]; then
+  # the training cases of the mustpass through WGSL (docs/training.md): every op of every
+  # step judged, the trajectory in its envelope; a planted integration bug is caught
+  expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --api webgpu --strict \
+    --caselist "$src/cases/mustpass.txt" --filter 'q4cts.train.*' --json train.json
+  checks=$((checks + 1))
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["q4cts"]["results"]; assert len(r) == 5 and all(x["api"] == "webgpu" and x["train"]["steps"] for x in r)' \
+    train.json || fail "the training results do not name WebGPU or have no steps"
+  rm -rf dumps && mkdir dumps
+  expect 1 "step 3, layer 2, linear_dW: .* outside their bound" -- "$q4cts" run --api webgpu \
+    --strict --filter q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300 --inject-fault train_dw_stale@3 \
+    --dump-dir dumps
+  # its dump: that op alone, rerun through WebGPU on what it was handed, passes (the stack
+  # added the stale dW, not the kernel)
+  expect 0 "Pass +q4cts.linear_dW.custom.m32_n8_k16 " -- "$q4cts" replay --rerun \
+    dumps/q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300/q4cts.linear_dW.custom.m32_n8_k16
+  # a whole WGSL kernel set from interface files runs the step unchanged; a requant that
+  # writes flat bytes hands its codes on as W_4X8
+  all=()
+  for op in linear_q4gsw fused_ce linear_dW linear_q4gsw_backward adamw_step q4gsw_requant; do
+    all+=(--interface "$src/tests/interfaces/webgpu/$op/$op.json")
+  done
+  expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --api webgpu --strict \
+    --filter 'q4cts.train.*' "${all[@]}"
+  # a --kernel override with a planted bug fails the step that runs it
+  expect 1 "step 1, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --api webgpu \
+    --strict --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
+    --kernel adamw_step="$(dirname "$work")/mutations/adamw_no_bias_correction.wgsl"
 fi
 
 if [ "$mode" = worker ]; then
