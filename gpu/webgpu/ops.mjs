@@ -11,6 +11,8 @@ const buf = (i) => ({ buffer: i });
 const ceil = (a, b) => Math.floor((a + b - 1) / b);
 const n8 = (N) => ceil(N / 4, 2);
 const tiles = (R, C) => ceil(R, 32) * ceil(C, 32);
+// M <= 8: the linears stream the weights (the gemv kernels), as the GLSL launchers do.
+const GEMV_MAX_M = 8;
 
 export const OPS = {
     dequantize: {
@@ -36,7 +38,14 @@ export const OPS = {
         // buffers x, w4x8, scales, [bias], y; without bias, binding 3 is a zero scratch
         plan: (p) => ({
             scratch: p.bias ? [] : [16],
-            dispatches: [{
+            dispatches: [p.m <= GEMV_MAX_M ? {
+                // 4 block columns (32 n) per workgroup
+                kernel: 'linear_q4gsw_gemv', groups: ceil(n8(p.n), 4), constants: { MR: p.m },
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
+                           [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0),
+                         u(ceil(n8(p.n), 4))],
+            } : {
                 kernel: 'linear_q4gsw', groups: tiles(p.m, p.n),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
                            [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
@@ -46,7 +55,13 @@ export const OPS = {
     },
     linear_q4gsw_backward: {
         plan: (p) => ({
-            dispatches: [{
+            dispatches: [p.m <= GEMV_MAX_M ? {
+                // 8 k4 rows (32 k) per workgroup
+                kernel: 'linear_q4gsw_backward_gemv', groups: ceil(p.k / 4, 8),
+                constants: { MR: p.m },
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(ceil(p.k / 4, 8))],
+            } : {
                 kernel: 'linear_q4gsw_backward', groups: tiles(p.m, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
