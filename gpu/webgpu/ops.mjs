@@ -10,7 +10,21 @@ const f = (v) => ['f', v];
 const buf = (i) => ({ buffer: i });
 const ceil = (a, b) => Math.floor((a + b - 1) / b);
 const n8 = (N) => ceil(N / 4, 2);
-const tiles = (R, C) => ceil(R, 32) * ceil(C, 32);
+// The tiled GEMMs (gemm_tile.wgsl): 128 x 128 tiles (8 x 8 per invocation) where there are
+// enough of them to fill a large GPU (GLSL's rule: 64), else 64 x 64 (4 x 4). The
+// override TR picks it; groups: the tiles of an R x C output.
+// Q4CTS_WGSL_BIG_TILES_MIN (tests only) lowers it, so that the 128 x 128 kernels run on
+// the mustpass's small shapes (ctest webgpu.big_tiles).
+// A value that is not a whole number is KNOB_ERROR, which the worker's hello reports.
+const knob = process.env.Q4CTS_WGSL_BIG_TILES_MIN ?? '';
+export const KNOB_ERROR = knob === '' || /^[0-9]{1,9}$/.test(knob) ? ''
+    : `Q4CTS_WGSL_BIG_TILES_MIN '${knob.slice(0, 40)}' is not a whole number`;
+const BIG_TILES_MIN = knob === '' || KNOB_ERROR ? 64 : Number(knob);
+const tileR = (R, C) => (ceil(R, 128) * ceil(C, 128) >= BIG_TILES_MIN ? 8 : 4);
+const tiled = (R, C) => {
+    const tr = tileR(R, C), bt = 16 * tr;
+    return { groups: ceil(R, bt) * ceil(C, bt), constants: { TR: tr } };
+};
 // M <= 8: the linears stream the weights (the gemv kernels), as the GLSL launchers do.
 const GEMV_MAX_M = 8;
 
@@ -46,7 +60,7 @@ export const OPS = {
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0),
                          u(ceil(n8(p.n), 4))],
             } : {
-                kernel: 'linear_q4gsw', groups: tiles(p.m, p.n),
+                kernel: 'linear_q4gsw', ...tiled(p.m, p.n),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
                            [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0)],
@@ -62,7 +76,7 @@ export const OPS = {
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(ceil(p.k / 4, 8))],
             } : {
-                kernel: 'linear_q4gsw_backward', groups: tiles(p.m, p.k),
+                kernel: 'linear_q4gsw_backward', ...tiled(p.m, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
             }],
@@ -71,7 +85,7 @@ export const OPS = {
     linear_dW: {
         plan: (p) => ({
             dispatches: [{
-                kernel: 'linear_dw', groups: tiles(p.n, p.k),
+                kernel: 'linear_dw', ...tiled(p.n, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)]],
                 params: [u(p.m), u(p.n), u(p.k)],
             }],

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { create, globals } from 'webgpu';
-import { CEILINGS, OPS } from './ops.mjs';
+import { CEILINGS, KNOB_ERROR, OPS } from './ops.mjs';
 import { FileError, checkSteps, interfaceSteps } from './interface.mjs';
 
 Object.assign(globalThis, globals);
@@ -416,6 +416,8 @@ async function check(req) {
 
 async function main() {
     try {
+        if (KNOB_ERROR)
+            throw new Error(KNOB_ERROR);
         await openDevice();
         for (const name of Object.keys(args.kernels))
             await pipeline(name);
