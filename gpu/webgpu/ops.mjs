@@ -11,15 +11,17 @@ const buf = (i) => ({ buffer: i });
 const ceil = (a, b) => Math.floor((a + b - 1) / b);
 const n8 = (N) => ceil(N / 4, 2);
 // The tiled GEMMs (gemm_tile.wgsl): 128 x 128 tiles (8 x 8 per invocation) where there are
-// enough of them to fill a large GPU (GLSL's rule: 64), else 64 x 64 (4 x 4). The
-// override TR picks it; groups: the tiles of an R x C output.
+// enough of them to keep a large GPU busy, else 64 x 64 (4 x 4). GLSL's launchers take
+// 128 x 128 from 64 tiles on and split K when that leaves SMs idle; these kernels do not
+// split K, so the big tiles wait for two waves of the H200's 132 SMs (M = 512, N = 2048
+// would otherwise be 64 workgroups). The override TR picks it; groups: the tiles of R x C.
 // Q4CTS_WGSL_BIG_TILES_MIN (tests only) lowers it, so that the 128 x 128 kernels run on
 // the mustpass's small shapes (ctest webgpu.big_tiles).
 // A value that is not a whole number is KNOB_ERROR, which the worker's hello reports.
 const knob = process.env.Q4CTS_WGSL_BIG_TILES_MIN ?? '';
 export const KNOB_ERROR = knob === '' || /^[0-9]{1,9}$/.test(knob) ? ''
     : `Q4CTS_WGSL_BIG_TILES_MIN '${knob.slice(0, 40)}' is not a whole number`;
-const BIG_TILES_MIN = knob === '' || KNOB_ERROR ? 64 : Number(knob);
+const BIG_TILES_MIN = knob === '' || KNOB_ERROR ? 264 : Number(knob);
 const tileR = (R, C) => (ceil(R, 128) * ceil(C, 128) >= BIG_TILES_MIN ? 8 : 4);
 const tiled = (R, C) => {
     const tr = tileR(R, C), bt = 16 * tr;
