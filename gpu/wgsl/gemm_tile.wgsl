@@ -5,10 +5,14 @@
 // GPU: ops.mjs picks it). An invocation's rows are TR/4 quads at stride 64 rows and its
 // columns TR/4 quads at stride 64, so a subgroup's workgroup-memory reads of A are
 // broadcasts and of B contiguous. A and B pass through workgroup memory BK = 16 t at a
-// time, as vec4 (4 rows of A, 4 columns of B). The including kernel defines
-//   fn stage(r0: u32, c0: u32, t0: u32, lid: u32)
-// which fills As[t * BT/4 + r / 4][r % 4] and Bs[t * BT/4 + c / 4][c % 4] for t in
-// [t0, t0 + BK) (zero outside the tensors), and stores what gemm_tile returns. Each
+// time, as vec4 (4 rows of A, 4 columns of B). As GLSL's, the loads of step t + 1 are
+// issued into registers before step t's arithmetic, so that they overlap it; they go
+// to workgroup memory after it (single-buffered: 16 KiB, WebGPU's default limit, holds
+// one 128 x 128 step). The including kernel defines
+//   fn fetch(r0: u32, c0: u32, t0: u32, lid: u32)   global -> its private registers
+//   fn put(lid: u32)                                registers -> As, Bs
+// which together fill As[t * BT/4 + r / 4][r % 4] and Bs[t * BT/4 + c / 4][c % 4] for t
+// in [t0, t0 + BK) (zero outside the tensors), and stores what gemm_tile returns. Each
 // output's terms are added in t order, one multiply-add each (SPEC §3's bound holds for
 // every order, fused or not).
 
@@ -33,9 +37,13 @@ fn gemm_tile(r0: u32, c0: u32, T: u32, lid: u32) -> array<vec4<f32>, 16> {
     let Q = TR / 4u;
     let B4 = BT / 4u;
     var acc: array<vec4<f32>, 16>;
+    fetch(r0, c0, 0u, lid);
     for (var t0 = 0u; t0 < T; t0 += BK) {
-        stage(r0, c0, t0, lid);
+        put(lid);
         workgroupBarrier();
+        if (t0 + BK < T) {
+            fetch(r0, c0, t0 + BK, lid);
+        }
         for (var t = 0u; t < BK; t++) {
             var a: array<vec4<f32>, 2>;
             var b: array<vec4<f32>, 2>;

@@ -11,15 +11,18 @@ struct Params { M: u32, N: u32, K: u32 }
 @group(0) @binding(2) var<storage, read_write> dw4: array<vec4<f32>>;
 @group(0) @binding(8) var<uniform> params: Params;
 
-// r = n, c = k, t = m.
-fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
+// r = n, c = k, t = m: BK m x BT/4 quads of each, stored as loaded.
+var<private> a_reg: array<vec4<f32>, 2>;
+var<private> b_reg: array<vec4<f32>, 2>;
+
+fn fetch(r0: u32, c0: u32, t0: u32, lid: u32) {
     let N4 = params.N / 4u;
     let K4 = params.K / 4u;
     let B4 = BT / 4u;
-    for (var e = lid; e < BK * B4; e += WG) {
-        let ml = e / B4;
+    for (var it = 0u; it < BT / 64u; it++) {
+        let e = lid + it * WG;
+        let m = t0 + e / B4;
         let q = e % B4;
-        let m = t0 + ml;
         var a = vec4<f32>(0.0);
         var b = vec4<f32>(0.0);
         if (m < params.M && r0 / 4u + q < N4) {
@@ -28,8 +31,16 @@ fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
         if (m < params.M && c0 / 4u + q < K4) {
             b = x4[m * K4 + c0 / 4u + q];
         }
-        As[ml * B4 + q] = a;
-        Bs[ml * B4 + q] = b;
+        a_reg[it] = a;
+        b_reg[it] = b;
+    }
+}
+
+fn put(lid: u32) {
+    for (var it = 0u; it < BT / 64u; it++) {
+        let e = lid + it * WG;   // As[m][n quad], Bs[m][k quad]: index e itself
+        As[e] = a_reg[it];
+        Bs[e] = b_reg[it];
     }
 }
 

@@ -16,25 +16,36 @@ struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32, has_bias: u32 }
 @group(0) @binding(4) var<storage, read_write> y4: array<vec4<f32>>;
 @group(0) @binding(8) var<uniform> params: Params;
 
-// r = m, c = n, t = k.
-fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
+// r = m, c = n, t = k. x: BT m x 4 k-quads (one vec4 along K per unit), transposed
+// into As[k][m].
+var<private> x_reg: array<vec4<f32>, 2>;
+
+fn fetch(r0: u32, c0: u32, t0: u32, lid: u32) {
     let K4 = params.K / 4u;
-    let B4 = BT / 4u;
-    // x: BT m x 4 k-quads, transposed into As[k][m]
-    for (var e = lid; e < 4u * BT; e += WG) {
-        let ml = e / 4u;
-        let kq = e % 4u;
-        let m = r0 + ml;
-        let k4 = t0 / 4u + kq;
+    for (var it = 0u; it < BT / 64u; it++) {
+        let e = lid + it * WG;
+        let m = r0 + e / 4u;
+        let k4 = t0 / 4u + e % 4u;
         var v = vec4<f32>(0.0);
         if (m < params.M && k4 < K4) {
             v = x4[m * K4 + k4];
         }
+        x_reg[it] = v;
+    }
+    fetch_w(c0, t0, lid, true);
+}
+
+fn put(lid: u32) {
+    let B4 = BT / 4u;
+    for (var it = 0u; it < BT / 64u; it++) {
+        let e = lid + it * WG;
+        let ml = e / 4u;
+        let kq = e % 4u;
         for (var j = 0u; j < 4u; j++) {
-            As[(kq * 4u + j) * B4 + ml / 4u][ml % 4u] = v[j];
+            As[(kq * 4u + j) * B4 + ml / 4u][ml % 4u] = x_reg[it][j];
         }
     }
-    stage_w(c0, t0, lid, true);
+    put_w(lid, true);
 }
 
 @compute @workgroup_size(WG)

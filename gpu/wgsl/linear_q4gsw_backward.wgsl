@@ -16,25 +16,36 @@ struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32 }
 @group(0) @binding(3) var<storage, read_write> dx4: array<vec4<f32>>;
 @group(0) @binding(8) var<uniform> params: Params;
 
-// r = m, c = k, t = n.
-fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
+// r = m, c = k, t = n. dout: BT m x 4 n-quads (one vec4 along N per unit), transposed
+// into As[n][m].
+var<private> d_reg: array<vec4<f32>, 2>;
+
+fn fetch(r0: u32, c0: u32, t0: u32, lid: u32) {
     let N4 = params.N / 4u;
-    let B4 = BT / 4u;
-    // dout: BT m x 4 n-quads, transposed into As[n][m]
-    for (var e = lid; e < 4u * BT; e += WG) {
-        let ml = e / 4u;
-        let nq = e % 4u;
-        let m = r0 + ml;
-        let n4 = t0 / 4u + nq;
+    for (var it = 0u; it < BT / 64u; it++) {
+        let e = lid + it * WG;
+        let m = r0 + e / 4u;
+        let n4 = t0 / 4u + e % 4u;
         var v = vec4<f32>(0.0);
         if (m < params.M && n4 < N4) {
             v = dout4[m * N4 + n4];
         }
+        d_reg[it] = v;
+    }
+    fetch_w(t0, c0, lid, false);
+}
+
+fn put(lid: u32) {
+    let B4 = BT / 4u;
+    for (var it = 0u; it < BT / 64u; it++) {
+        let e = lid + it * WG;
+        let ml = e / 4u;
+        let nq = e % 4u;
         for (var j = 0u; j < 4u; j++) {
-            As[(nq * 4u + j) * B4 + ml / 4u][ml % 4u] = v[j];
+            As[(nq * 4u + j) * B4 + ml / 4u][ml % 4u] = d_reg[it][j];
         }
     }
-    stage_w(t0, c0, lid, false);
+    put_w(lid, false);
 }
 
 @compute @workgroup_size(WG)
