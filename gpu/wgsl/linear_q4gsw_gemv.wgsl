@@ -4,7 +4,8 @@
 //
 // A workgroup owns NS = 4 block columns (32 rows of y; a k4 row of the strip is 64
 // contiguous bytes) and all of K: invocation (lane, slice) takes block column
-// n8 = strip * NS + lane and the k4 rows slice, slice + KT, ... Each weight is
+// n8 = strip * NS + lane and, in rounds of KT * U k4 rows, the U consecutive rows
+// slice * U .. of each round, all U loaded before any is used. Each weight is
 // (code - 8) * scale, shared by the MR rows' FMAs: a term is rounded twice, as SPEC §3
 // counts. The KT slices are summed in workgroup memory in a fixed order
 // (deterministic): T = 8 invocations per output add strided slices, then one adds the
@@ -14,6 +15,7 @@
 override MR: u32 = 1u;   // M, the rows of x (1..8): the accumulators' loops unroll
 const NS = 4u;           // block columns (lanes) per workgroup
 const KT = 64u;          // K slices per workgroup
+const U = 4u;            // consecutive k4 rows per slice and round (loads in flight)
 const WG = 256u;         // NS * KT
 const O = 32u;           // outputs per pass: 8 rows of W x NS lanes
 const T = 8u;            // invocations per output in a pass: WG / O
@@ -60,21 +62,35 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         acc[2u * m + 1u] = vec4<f32>(0.0);
     }
     if (n0 < params.N) {
-        for (var k4 = slice; k4 < K4; k4 += KT) {
-            let blk = w4[k4 * params.N8 + n8];
-            let sidx = ((4u * k4) / params.gs) * N4 + 2u * n8;
-            let s_lo = s4[sidx];
-            var s_hi = vec4<f32>(0.0);
-            if (hi_ok) {
-                s_hi = s4[sidx + 1u];
+        for (var base = slice * U; base < K4; base += KT * U) {
+            // Every block of the round is loaded before any is used: U loads in flight.
+            var blks: array<vec4<u32>, U>;
+            for (var u = 0u; u < U; u++) {
+                blks[u] = vec4<u32>(0x88888888u);
+                if (base + u < K4) {
+                    blks[u] = w4[(base + u) * params.N8 + n8];
+                }
             }
-            for (var b = 0u; b < 4u; b++) {
-                let lo = q4_col4(blk.x, blk.y, b) * s_lo;
-                let hi = q4_col4(blk.z, blk.w, b) * s_hi;
-                for (var m = 0u; m < MR; m++) {
-                    let xv = x4[m * K4 + k4][b];
-                    acc[2u * m] += xv * lo;
-                    acc[2u * m + 1u] += xv * hi;
+            for (var u = 0u; u < U; u++) {
+                let k4 = base + u;
+                if (k4 >= K4) {
+                    break;
+                }
+                let blk = blks[u];
+                let sidx = ((4u * k4) / params.gs) * N4 + 2u * n8;
+                let s_lo = s4[sidx];
+                var s_hi = vec4<f32>(0.0);
+                if (hi_ok) {
+                    s_hi = s4[sidx + 1u];
+                }
+                for (var b = 0u; b < 4u; b++) {
+                    let lo = q4_col4(blk.x, blk.y, b) * s_lo;
+                    let hi = q4_col4(blk.z, blk.w, b) * s_hi;
+                    for (var m = 0u; m < MR; m++) {
+                        let xv = x4[m * K4 + k4][b];
+                        acc[2u * m] += xv * lo;
+                        acc[2u * m + 1u] += xv * hi;
+                    }
                 }
             }
         }
