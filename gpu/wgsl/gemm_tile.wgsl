@@ -13,8 +13,9 @@
 //   fn put(lid: u32)                                registers -> As, Bs
 // which together fill As[t * BT/4 + r / 4][r % 4] and Bs[t * BT/4 + c / 4][c % 4] for t
 // in [t0, t0 + BK) (zero outside the tensors), and stores what gemm_tile returns. Each
-// output's terms are added in t order, one multiply-add each (SPEC §3's bound holds for
-// every order, fused or not).
+// output's terms are added in t order, one fma() each: one rounding per term, which the
+// bound allows (SPEC §3, for every order), and one instruction whatever the compiler
+// does with a * b + c, as GLSL's q4_gemm.glsl.
 
 override TR: u32 = 4u;          // rows and columns per invocation: 4 or 8
 override BT: u32 = 16u * TR;    // the tile's rows and columns
@@ -53,10 +54,11 @@ fn gemm_tile(r0: u32, c0: u32, T: u32, lid: u32) -> array<vec4<f32>, 16> {
             }
             for (var i = 0u; i < Q; i++) {
                 for (var j = 0u; j < Q; j++) {
-                    acc[(i * 4u) * 2u + j] += a[i].x * b[j];
-                    acc[(i * 4u + 1u) * 2u + j] += a[i].y * b[j];
-                    acc[(i * 4u + 2u) * 2u + j] += a[i].z * b[j];
-                    acc[(i * 4u + 3u) * 2u + j] += a[i].w * b[j];
+                    let o = i * 8u + j;   // (i * 4 + r) * 2 + j at r = 0
+                    acc[o] = fma(vec4<f32>(a[i].x), b[j], acc[o]);
+                    acc[o + 2u] = fma(vec4<f32>(a[i].y), b[j], acc[o + 2u]);
+                    acc[o + 4u] = fma(vec4<f32>(a[i].z), b[j], acc[o + 4u]);
+                    acc[o + 6u] = fma(vec4<f32>(a[i].w), b[j], acc[o + 6u]);
                 }
             }
         }

@@ -71,8 +71,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     d_hi = d4[di + 1u];
                 }
                 for (var i = 0u; i < 4u; i++) {
-                    acc[m] += d_lo[i] * v[i];
-                    acc[m] += d_hi[i] * v[4u + i];
+                    acc[m] = fma(vec4<f32>(d_lo[i]), v[i], acc[m]);
+                    acc[m] = fma(vec4<f32>(d_hi[i]), v[4u + i], acc[m]);
                 }
             }
         }

@@ -88,8 +88,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                     let hi = q4_col4(blk.z, blk.w, b) * s_hi;
                     for (var m = 0u; m < MR; m++) {
                         let xv = x4[m * K4 + k4][b];
-                        acc[2u * m] += xv * lo;
-                        acc[2u * m + 1u] += xv * hi;
+                        acc[2u * m] = fma(vec4<f32>(xv), lo, acc[2u * m]);
+                        acc[2u * m + 1u] = fma(vec4<f32>(xv), hi, acc[2u * m + 1u]);
                     }
                 }
             }
