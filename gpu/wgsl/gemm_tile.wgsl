@@ -13,9 +13,8 @@
 //   fn put(lid: u32)                                registers -> As, Bs
 // which together fill As[t * BT/4 + r / 4][r % 4] and Bs[t * BT/4 + c / 4][c % 4] for t
 // in [t0, t0 + BK) (zero outside the tensors), and stores what gemm_tile returns. Each
-// output's terms are added in t order, one fma() each: one rounding per term, which the
-// bound allows (SPEC §3, for every order), and one instruction whatever the compiler
-// does with a * b + c, as GLSL's q4_gemm.glsl.
+// output's terms are added in t order, one fma() each, as GLSL's q4_gemm.glsl (WGSL's
+// fma may still round the product: SPEC §3's bound counts that rounding, in any order).
 
 override TR: u32 = 4u;          // rows and columns per invocation: 4 or 8
 override BT: u32 = 16u * TR;    // the tile's rows and columns
