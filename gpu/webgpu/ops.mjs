@@ -16,12 +16,30 @@ const n8 = (N) => ceil(N / 4, 2);
 // split K, so the big tiles wait for two waves of the H200's 132 SMs (M = 512, N = 2048
 // would otherwise be 64 workgroups). The override TR picks it; groups: the tiles of R x C.
 // Q4CTS_WGSL_BIG_TILES_MIN (tests only) lowers it, so that the 128 x 128 kernels run on
-// the mustpass's small shapes (ctest webgpu.big_tiles).
+// the mustpass's small shapes (ctest webgpu.paths).
 // A value that is not a whole number is KNOB_ERROR, which the worker's hello reports.
-const knob = process.env.Q4CTS_WGSL_BIG_TILES_MIN ?? '';
-export const KNOB_ERROR = knob === '' || /^[0-9]{1,9}$/.test(knob) ? ''
-    : `Q4CTS_WGSL_BIG_TILES_MIN '${knob.slice(0, 40)}' is not a whole number`;
-const BIG_TILES_MIN = knob === '' || KNOB_ERROR ? 264 : Number(knob);
+let knobError = '';
+const knob = (name, dflt) => {
+    const v = process.env[name] ?? '';
+    if (v === '')
+        return dflt;
+    if (/^[0-9]{1,9}$/.test(v))
+        return Number(v);
+    knobError ||= `${name} '${v.slice(0, 40)}' is not a whole number`;
+    return dflt;
+};
+const BIG_TILES_MIN = knob('Q4CTS_WGSL_BIG_TILES_MIN', 264);
+// The backward gemv's workgroups: k4 rows per workgroup S = 8, halved (more lanes along
+// N8) while that leaves fewer than GLSL's 512 workgroups. Q4CTS_WGSL_GEMV_GROUPS_MIN
+// (tests only) lowers it, so that S = 8 runs on the mustpass's short K.
+const GEMV_GROUPS_MIN = knob('Q4CTS_WGSL_GEMV_GROUPS_MIN', 512);
+export const KNOB_ERROR = knobError;
+const bwdRows = (K4) => {
+    let s = 8;
+    while (s > 1 && ceil(K4, s) < GEMV_GROUPS_MIN)
+        s /= 2;
+    return s;
+};
 const tileR = (R, C) => (ceil(R, 128) * ceil(C, 128) >= BIG_TILES_MIN ? 8 : 4);
 const tiled = (R, C) => {
     const tr = tileR(R, C), bt = 16 * tr;
@@ -72,11 +90,12 @@ export const OPS = {
     linear_q4gsw_backward: {
         plan: (p) => ({
             dispatches: [p.m <= GEMV_MAX_M ? {
-                // 8 k4 rows (32 k) per workgroup
-                kernel: 'linear_q4gsw_backward_gemv', groups: ceil(p.k / 4, 8),
-                constants: { MR: p.m },
+                // S k4 rows (4 S k) per workgroup
+                kernel: 'linear_q4gsw_backward_gemv', groups: ceil(p.k / 4, bwdRows(p.k / 4)),
+                constants: { MR: p.m, S: bwdRows(p.k / 4) },
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
-                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(ceil(p.k / 4, 8))],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)),
+                         u(ceil(p.k / 4, bwdRows(p.k / 4)))],
             } : {
                 kernel: 'linear_q4gsw_backward', ...tiled(p.m, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],

@@ -2,21 +2,22 @@
 // WebGPU kernel of the M <= 8 range (docs/webgpu.md), as GLSL's
 // linear_q4gsw_backward_gemv: a stream over the packed weights.
 //
-// A workgroup owns S = 8 consecutive k4 rows (32 columns of dx); invocation
+// A workgroup owns S consecutive k4 rows (4 S columns of dx; S = 8, or fewer on short
+// K so that there are enough workgroups, as GLSL widens its lanes); invocation
 // (lane, row) owns k4 row `row` and walks the block columns n8 = lane, lane + L, ...
-// (consecutive lanes read consecutive blocks of one k4 row). Each weight is
+// (L = 256 / S; consecutive lanes read consecutive blocks of one k4 row). Each weight is
 // (code - 8) * scale, shared by the MR rows' FMAs: a term is rounded twice, as SPEC §3
 // counts. The L lanes are summed in workgroup memory in a fixed order
-// (deterministic): T = 8 invocations per output add strided lanes, then one adds the
-// 8 partials; one row of dout per pass.
+// (deterministic): T invocations per output add strided lanes (4 each), then one adds
+// the T partials; one row of dout per pass.
 //!include q4_w4x8.wgsl
 
 override MR: u32 = 1u;   // M, the rows of dout (1..8): the accumulators' loops unroll
-const L = 32u;           // lanes along N8
-const S = 8u;            // k4 rows per workgroup
-const WG = 256u;         // L * S
-const O = 32u;           // outputs per pass: S rows x 4 columns
-const T = 8u;            // invocations per output in a pass: WG / O
+override S: u32 = 8u;    // k4 rows per workgroup: 8, 4, 2 or 1 (ops.mjs)
+const WG = 256u;
+override L: u32 = WG / S;   // lanes along N8
+override O: u32 = 4u * S;   // outputs per pass: S rows x 4 columns
+override T: u32 = WG / O;   // invocations per output in a pass
 const STRIDE = 257u;     // one column's sums (+ 1: conflict-free stores)
 
 struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32, strips: u32 }
@@ -28,7 +29,7 @@ struct Params { M: u32, N: u32, K: u32, gs: u32, N8: u32, strips: u32 }
 @group(0) @binding(8) var<uniform> params: Params;
 
 var<workgroup> red: array<f32, 1028>;   // [column c][tid (+ pad)]
-var<workgroup> red2: array<f32, 256>;   // [t][output]
+var<workgroup> red2: array<f32, 256>;   // [t][output]: O * T = WG
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

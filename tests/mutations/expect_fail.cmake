@@ -5,8 +5,8 @@
 # optional "message:" must appear in the output; an optional "limits:" line runs
 # them with the device limits lowered for tests
 # (Q4CTS_TEST_LIMITS, docs/ENGINEERING.md), for bugs on paths only a small device takes;
-# an optional "env: NAME=VALUE" sets one variable for the run (Q4CTS_WGSL_BIG_TILES_MIN:
-# the WebGPU 128 x 128 tiles on small shapes, docs/webgpu.md).
+# an optional "env: NAME=VALUE" sets one variable for the run (the WebGPU knobs of
+# docs/webgpu.md, "Linear kernels": large-shape variants on small shapes).
 # With -DINTERFACE=file.json (a mutant of tests/interfaces/) the mutant runs through
 # that interface file instead of `--kernel`.
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake

@@ -3,7 +3,7 @@
 # Node.js worker on Mesa 25's lavapipe.
 #   usage: test_webgpu.sh Q4CTS SOURCE_DIR WORK_DIR ICD MODE
 # MODE "mustpass": cases/mustpass.txt under --strict; the reports name the API.
-# MODE "big_tiles": below.
+# MODE "paths":    below.
 # MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
@@ -38,13 +38,16 @@ if [ "$mode" = mustpass ]; then
   grep -q '^device: .*(WebGPU), driver Dawn' out.txt || fail "the device line does not name WebGPU and Dawn"
 fi
 
-# MODE "big_tiles": the linears' mustpass with every tiled GEMM on 128 x 128 tiles (8 x 8
-# per invocation), which the worker otherwise keeps for >= 64 such tiles (docs/webgpu.md).
-if [ "$mode" = big_tiles ]; then
-  expect 0 'result: PASS' -- env Q4CTS_WGSL_BIG_TILES_MIN=1 "$q4cts" run --api webgpu --strict \
-    --caselist "$src/cases/mustpass.txt" --filter 'q4cts.linear_*'
+# MODE "paths": the linears' mustpass on the kernel variants the worker keeps for large
+# shapes (docs/webgpu.md, "Linear kernels"): every tiled GEMM on 128 x 128 tiles (8 x 8
+# per invocation), and the backward gemv at 8 k4 rows per workgroup.
+if [ "$mode" = paths ]; then
+  expect 0 'result: PASS' -- env Q4CTS_WGSL_BIG_TILES_MIN=1 Q4CTS_WGSL_GEMV_GROUPS_MIN=1 \
+    "$q4cts" run --api webgpu --strict --caselist "$src/cases/mustpass.txt" --filter 'q4cts.linear_*'
   # A knob that is not a number stops the worker with its name, not a silent default.
   expect 2 "Q4CTS_WGSL_BIG_TILES_MIN 'x' is not a whole number" -- env Q4CTS_WGSL_BIG_TILES_MIN=x \
+    "$q4cts" run --api webgpu --filter 'q4cts.linear_dW.tile_aligned.m8_n16_k32'
+  expect 2 "Q4CTS_WGSL_GEMV_GROUPS_MIN '-1' is not a whole number" -- env Q4CTS_WGSL_GEMV_GROUPS_MIN=-1 \
     "$q4cts" run --api webgpu --filter 'q4cts.linear_dW.tile_aligned.m8_n16_k32'
 fi
 
