@@ -5,11 +5,13 @@
 // A workgroup owns NS = 4 block columns (32 rows of y; a k4 row of the strip is 64
 // contiguous bytes) and all of K: invocation (lane, slice) takes block column
 // n8 = strip * NS + lane and, in rounds of KT * U k4 rows, the U consecutive rows
-// slice * U .. of each round, all U loaded before any is used. Each weight is
-// (code - 8) * scale, shared by the MR rows' FMAs: a term is rounded twice, as SPEC §3
-// counts. The KT slices are summed in workgroup memory in a fixed order
-// (deterministic): T = 8 invocations per output add strided slices, then one adds the
-// 8 partials; one row of x per pass.
+// slice * U .. of each round, all U loaded before any is used. At M <= 2 a k4 row's
+// four x * (code - 8) are summed and multiplied by the scale once (GLSL's CS: the
+// decode, not the memory, bounds M = 1); above, each weight is (code - 8) * scale,
+// shared by the MR rows' FMAs. Either way a term meets two multiplies and at most n - 1
+// additions on its way to the output, as SPEC §3's bound counts. The KT slices are
+// summed in workgroup memory in a fixed order (deterministic): T = 8 invocations per
+// output add strided slices, then one adds the 8 partials; one row of x per pass.
 //!include q4_w4x8.wgsl
 
 override MR: u32 = 1u;   // M, the rows of x (1..8): the accumulators' loops unroll
@@ -83,13 +85,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 if (hi_ok) {
                     s_hi = s4[sidx + 1u];
                 }
-                for (var b = 0u; b < 4u; b++) {
-                    let lo = q4_col4(blk.x, blk.y, b) * s_lo;
-                    let hi = q4_col4(blk.z, blk.w, b) * s_hi;
+                if (MR <= 2u) {
+                    // The row's sum of x * (code - 8), then one multiply by the scale.
                     for (var m = 0u; m < MR; m++) {
-                        let xv = x4[m * K4 + k4][b];
-                        acc[2u * m] = fma(vec4<f32>(xv), lo, acc[2u * m]);
-                        acc[2u * m + 1u] = fma(vec4<f32>(xv), hi, acc[2u * m + 1u]);
+                        let xv = x4[m * K4 + k4];
+                        var p_lo = vec4<f32>(0.0);
+                        var p_hi = vec4<f32>(0.0);
+                        for (var b = 0u; b < 4u; b++) {
+                            p_lo = fma(vec4<f32>(xv[b]), q4_col4(blk.x, blk.y, b), p_lo);
+                            p_hi = fma(vec4<f32>(xv[b]), q4_col4(blk.z, blk.w, b), p_hi);
+                        }
+                        acc[2u * m] = fma(p_lo, s_lo, acc[2u * m]);
+                        acc[2u * m + 1u] = fma(p_hi, s_hi, acc[2u * m + 1u]);
+                    }
+                } else {
+                    for (var b = 0u; b < 4u; b++) {
+                        let lo = q4_col4(blk.x, blk.y, b) * s_lo;
+                        let hi = q4_col4(blk.z, blk.w, b) * s_hi;
+                        for (var m = 0u; m < MR; m++) {
+                            let xv = x4[m * K4 + k4][b];
+                            acc[2u * m] = fma(vec4<f32>(xv), lo, acc[2u * m]);
+                            acc[2u * m + 1u] = fma(vec4<f32>(xv), hi, acc[2u * m + 1u]);
+                        }
                     }
                 }
             }
