@@ -5,11 +5,13 @@
 // A workgroup owns S consecutive k4 rows (4 S columns of dx; S = 8, or fewer on short
 // K so that there are enough workgroups, as GLSL widens its lanes); invocation
 // (lane, row) owns k4 row `row` and walks the block columns n8 = lane, lane + L, ...
-// (L = 256 / S; consecutive lanes read consecutive blocks of one k4 row). Each weight is
-// (code - 8) * scale, shared by the MR rows' FMAs: a term is rounded twice, as SPEC §3
-// counts. The L lanes are summed in workgroup memory in a fixed order
-// (deterministic): T invocations per output add strided lanes (4 each), then one adds
-// the T partials; one row of dout per pass.
+// (L = 256 / S; consecutive lanes read consecutive blocks of one k4 row). At M <= 4
+// each dout is multiplied by its scale (GLSL's DS: 3 operations a weight at M = 1, not
+// 4); above, each weight is (code - 8) * scale, shared by the MR rows' FMAs. Either way
+// a term is a product of three factors rounded twice, as SPEC §3 counts. The L lanes
+// are summed in workgroup memory in a fixed order (deterministic): T invocations per
+// output add strided lanes (4 each), then one adds the T partials; one row of dout per
+// pass.
 //!include q4_w4x8.wgsl
 
 override MR: u32 = 1u;   // M, the rows of dout (1..8): the accumulators' loops unroll
@@ -59,17 +61,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (hi_ok) {
                 s_hi = s4[sidx + 1u];
             }
-            var v: array<vec4<f32>, 8>;   // row i of the block along K, dequantized
+            // DS (M <= 4): the scale goes on dout (8 M multiplies a block), not on each
+            // weight (32).
+            let DS = MR <= 4u;
+            var v: array<vec4<f32>, 8>;   // row i of the block along K (DS: unscaled)
             for (var i = 0u; i < 4u; i++) {
-                v[i] = q4_row4(blk[i / 2u], i % 2u) * s_lo[i];
-                v[4u + i] = q4_row4(blk[2u + i / 2u], i % 2u) * s_hi[i];
+                v[i] = q4_row4(blk[i / 2u], i % 2u);
+                v[4u + i] = q4_row4(blk[2u + i / 2u], i % 2u);
+                if (!DS) {
+                    v[i] *= s_lo[i];
+                    v[4u + i] *= s_hi[i];
+                }
             }
             for (var m = 0u; m < MR; m++) {
                 let di = (m * params.N + 8u * n8) / 4u;
-                let d_lo = d4[di];
+                var d_lo = d4[di];
                 var d_hi = vec4<f32>(0.0);
                 if (hi_ok) {
                     d_hi = d4[di + 1u];
+                }
+                if (DS) {
+                    d_lo *= s_lo;
+                    d_hi *= s_hi;
                 }
                 for (var i = 0u; i < 4u; i++) {
                     acc[m] = fma(vec4<f32>(d_lo[i]), v[i], acc[m]);
