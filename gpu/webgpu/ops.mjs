@@ -2,15 +2,54 @@
 // their grids, which of the case's buffers (or worker-owned scratch buffers) each
 // binding gets, and the params uniform's fields in the kernel's order
 // (docs/webgpu.md, "WGSL kernel convention"). plan(p, limits) returns
-//   { scratch: [bytes...], dispatches: [{ kernel, groups, bindings: [[binding, ref]], params }] }
-// with ref { buffer: i } (the run message's buffer i) or { scratch: j }.
+//   { scratch: [bytes...], dispatches: [{ kernel, groups, bindings: [[binding, ref]], params,
+//                                         constants }] }
+// with ref { buffer: i } (the run message's buffer i) or { scratch: j }, and constants
+// (optional) the kernel's override values.
 
 const u = (v) => ['u', v];
 const f = (v) => ['f', v];
 const buf = (i) => ({ buffer: i });
 const ceil = (a, b) => Math.floor((a + b - 1) / b);
 const n8 = (N) => ceil(N / 4, 2);
-const tiles = (R, C) => ceil(R, 32) * ceil(C, 32);
+// Test-only knobs (docs/webgpu.md, "Linear kernels") that move the variants meant for
+// large shapes onto the mustpass's small ones (ctest webgpu.paths). A value that is not a
+// whole number is KNOB_ERROR, which the worker's hello reports.
+let knobError = '';
+const knob = (name, dflt) => {
+    const v = process.env[name] ?? '';
+    if (v === '')
+        return dflt;
+    if (/^[0-9]{1,9}$/.test(v))
+        return Number(v);
+    knobError ||= `${name} '${v.slice(0, 40)}' is not a whole number`;
+    return dflt;
+};
+// The backward gemv's workgroups: k4 rows per workgroup S = 8, halved (more lanes along
+// N8) while that leaves fewer than GLSL's 512 workgroups; Q4CTS_WGSL_GEMV_GROUPS_MIN
+// lowers the 512.
+const GEMV_GROUPS_MIN = knob('Q4CTS_WGSL_GEMV_GROUPS_MIN', 512);
+const bwdRows = (K4) => {
+    let s = 8;
+    while (s > 1 && ceil(K4, s) < GEMV_GROUPS_MIN)
+        s /= 2;
+    return s;
+};
+// The tiled GEMMs (gemm_tile.wgsl): 128 x 128 tiles (8 x 8 per invocation) where there are
+// enough of them to keep a large GPU busy, else 64 x 64 (4 x 4). GLSL's launchers take
+// 128 x 128 from 64 tiles on and split K when that leaves SMs idle; these kernels do not
+// split K, so the big tiles wait for two waves of the H200's 132 SMs (M = 512, N = 2048
+// would otherwise be 64 workgroups). The override TR picks it; groups: the tiles of R x C.
+// Q4CTS_WGSL_BIG_TILES_MIN lowers the 264.
+const BIG_TILES_MIN = knob('Q4CTS_WGSL_BIG_TILES_MIN', 264);
+const tileR = (R, C) => (ceil(R, 128) * ceil(C, 128) >= BIG_TILES_MIN ? 8 : 4);
+const tiled = (R, C) => {
+    const tr = tileR(R, C), bt = 16 * tr;
+    return { groups: ceil(R, bt) * ceil(C, bt), constants: { TR: tr } };
+};
+export const KNOB_ERROR = knobError;
+// M <= 8: the linears stream the weights (the gemv kernels), as the GLSL launchers do.
+const GEMV_MAX_M = 8;
 
 export const OPS = {
     dequantize: {
@@ -36,8 +75,15 @@ export const OPS = {
         // buffers x, w4x8, scales, [bias], y; without bias, binding 3 is a zero scratch
         plan: (p) => ({
             scratch: p.bias ? [] : [16],
-            dispatches: [{
-                kernel: 'linear_q4gsw', groups: tiles(p.m, p.n),
+            dispatches: [p.m <= GEMV_MAX_M ? {
+                // 4 block columns (32 n) per workgroup
+                kernel: 'linear_q4gsw_gemv', groups: ceil(n8(p.n), 4), constants: { MR: p.m },
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
+                           [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0),
+                         u(ceil(n8(p.n), 4))],
+            } : {
+                kernel: 'linear_q4gsw', ...tiled(p.m, p.n),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
                            [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0)],
@@ -46,8 +92,15 @@ export const OPS = {
     },
     linear_q4gsw_backward: {
         plan: (p) => ({
-            dispatches: [{
-                kernel: 'linear_q4gsw_backward', groups: tiles(p.m, p.k),
+            dispatches: [p.m <= GEMV_MAX_M ? {
+                // S k4 rows (4 S k) per workgroup
+                kernel: 'linear_q4gsw_backward_gemv', groups: ceil(p.k / 4, bwdRows(p.k / 4)),
+                constants: { MR: p.m, S: bwdRows(p.k / 4) },
+                bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
+                params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)),
+                         u(ceil(p.k / 4, bwdRows(p.k / 4)))],
+            } : {
+                kernel: 'linear_q4gsw_backward', ...tiled(p.m, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
             }],
@@ -56,7 +109,7 @@ export const OPS = {
     linear_dW: {
         plan: (p) => ({
             dispatches: [{
-                kernel: 'linear_dw', groups: tiles(p.n, p.k),
+                kernel: 'linear_dw', ...tiled(p.n, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)]],
                 params: [u(p.m), u(p.n), u(p.k)],
             }],

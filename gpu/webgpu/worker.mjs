@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { create, globals } from 'webgpu';
-import { CEILINGS, OPS } from './ops.mjs';
+import { CEILINGS, KNOB_ERROR, OPS } from './ops.mjs';
 import { FileError, checkSteps, interfaceSteps } from './interface.mjs';
 
 Object.assign(globalThis, globals);
@@ -132,21 +132,24 @@ function kernelSource(name) {
 }
 
 // Compiles a kernel; a WGSL error is an Error naming the kernel, line and message.
-async function pipeline(name) {
-    if (pipelines.has(name))
-        return pipelines.get(name);
+// constants: the kernel's override values (ops.mjs's `constants`, e.g. a gemv's M), one
+// pipeline per kernel and values.
+async function pipeline(name, constants = {}) {
+    const key = `${name}|${JSON.stringify(constants)}`;
+    if (pipelines.has(key))
+        return pipelines.get(key);
     device.pushErrorScope('validation');
     const module = device.createShaderModule({ code: kernelSource(name), label: name });
     const info = await module.getCompilationInfo();
     const errors = info.messages.filter((m) => m.type === 'error');
-    const p = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main' },
+    const p = device.createComputePipeline({ layout: 'auto', compute: { module, entryPoint: 'main', constants },
                                              label: name });
     const e = await device.popErrorScope();
     if (errors.length || e) {
         const m = errors.length ? `line ${errors[0].lineNum}: ${errors[0].message}` : e.message;
         throw new Failure('compile', `kernel ${name} does not compile: ${m}`);
     }
-    pipelines.set(name, p);
+    pipelines.set(key, p);
     return p;
 }
 
@@ -192,7 +195,7 @@ const kernelsOf = (plan) => [...new Set(plan.dispatches.map((d) => d.kernel))];
 async function prepare(plan, bufs, scratch, owned) {
     const steps = [];
     for (const d of plan.dispatches) {
-        const p = await pipeline(d.kernel);
+        const p = await pipeline(d.kernel, d.constants);
         const params = paramsBuffer(d.params);
         owned.push(params);
         const entries = d.bindings.map(([binding, ref]) => ({
@@ -413,6 +416,8 @@ async function check(req) {
 
 async function main() {
     try {
+        if (KNOB_ERROR)
+            throw new Error(KNOB_ERROR);
         await openDevice();
         for (const name of Object.keys(args.kernels))
             await pipeline(name);

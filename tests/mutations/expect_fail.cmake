@@ -4,7 +4,9 @@
 # optional "flags:" are added to the command line (e.g. --bounds-check) and an
 # optional "message:" must appear in the output; an optional "limits:" line runs
 # them with the device limits lowered for tests
-# (Q4CTS_TEST_LIMITS, docs/ENGINEERING.md), for bugs on paths only a small device takes.
+# (Q4CTS_TEST_LIMITS, docs/ENGINEERING.md), for bugs on paths only a small device takes;
+# an optional "env: NAME=VALUE" sets one variable for the run (the WebGPU knobs of
+# docs/webgpu.md, "Linear kernels": large-shape variants on small shapes).
 # With -DINTERFACE=file.json (a mutant of tests/interfaces/) the mutant runs through
 # that interface file instead of `--kernel`.
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake
@@ -14,7 +16,7 @@ file(READ ${MUT} raw)
 string(REPLACE ";" "<semicolon>" raw "${raw}")
 string(REPLACE "\n" ";" lines "${raw}")
 foreach(line IN LISTS lines)
-  if(line MATCHES "^(kernel|filter|expect|flags|message|limits): *(.+)$")
+  if(line MATCHES "^(kernel|filter|expect|flags|message|limits|env): *(.+)$")
     set(${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
   endif()
 endforeach()
@@ -23,6 +25,12 @@ if(NOT kernel OR NOT filter OR NOT expect)
 endif()
 if(limits)
   set(ENV{Q4CTS_TEST_LIMITS} "${limits}")
+endif()
+# "env: NAME=VALUE": one variable for the run (a WebGPU worker's test knob).
+if(env MATCHES "^([A-Z0-9_]+)=(.*)$")
+  set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
+elseif(env)
+  message(FATAL_ERROR "${MUT}: env: wants NAME=VALUE, not '${env}'")
 endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 if(API)

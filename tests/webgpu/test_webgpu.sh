@@ -6,6 +6,7 @@
 # MODE "train":    the training cases of the mustpass, a planted training fault (and its
 #                  dump replayed alone), a WGSL kernel set from interface files and a
 #                  --kernel mutant in the steps.
+# MODE "paths":    below.
 # MODE "worker":   perf; the worker's failures as verdicts (crash, hang, device loss, out of
 #                  memory: the run goes on), no adapter, --kernel checks, usage errors.
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
@@ -68,6 +69,19 @@ if [ "$mode" = train ]; then
   expect 1 "step 1, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --api webgpu \
     --strict --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 \
     --kernel adamw_step="$(dirname "$work")/mutations/adamw_no_bias_correction.wgsl"
+fi
+
+# MODE "paths": the linears' mustpass on the kernel variants the worker keeps for large
+# shapes (docs/webgpu.md, "Linear kernels"): every tiled GEMM on 128 x 128 tiles (8 x 8
+# per invocation), and the backward gemv at 8 k4 rows per workgroup.
+if [ "$mode" = paths ]; then
+  expect 0 'result: PASS' -- env Q4CTS_WGSL_BIG_TILES_MIN=1 Q4CTS_WGSL_GEMV_GROUPS_MIN=1 \
+    "$q4cts" run --api webgpu --strict --caselist "$src/cases/mustpass.txt" --filter 'q4cts.linear_*'
+  # A knob that is not a number stops the worker with its name, not a silent default.
+  expect 2 "Q4CTS_WGSL_BIG_TILES_MIN 'x' is not a whole number" -- env Q4CTS_WGSL_BIG_TILES_MIN=x \
+    "$q4cts" run --api webgpu --filter 'q4cts.linear_dW.tile_aligned.m8_n16_k32'
+  expect 2 "Q4CTS_WGSL_GEMV_GROUPS_MIN '-1' is not a whole number" -- env Q4CTS_WGSL_GEMV_GROUPS_MIN=-1 \
+    "$q4cts" run --api webgpu --filter 'q4cts.linear_dW.tile_aligned.m8_n16_k32'
 fi
 
 if [ "$mode" = worker ]; then
