@@ -35,18 +35,11 @@ const bwdRows = (K4) => {
         s /= 2;
     return s;
 };
-// The tiled GEMMs (gemm_tile.wgsl): 128 x 128 tiles (8 x 8 per invocation) where there are
-// enough of them to keep a large GPU busy, else 64 x 64 (4 x 4). GLSL's launchers take
-// 128 x 128 from 64 tiles on and split K when that leaves SMs idle; these kernels do not
-// split K, so the big tiles wait for two waves of the H200's 132 SMs (M = 512, N = 2048
-// would otherwise be 64 workgroups). The override TR picks it; groups: the tiles of R x C.
-// Q4CTS_WGSL_BIG_TILES_MIN lowers the 264.
-const BIG_TILES_MIN = knob('Q4CTS_WGSL_BIG_TILES_MIN', 264);
-const tileR = (R, C) => (ceil(R, 128) * ceil(C, 128) >= BIG_TILES_MIN ? 8 : 4);
-const tiled = (R, C) => {
-    const tr = tileR(R, C), bt = 16 * tr;
-    return { groups: ceil(R, bt) * ceil(C, bt), constants: { TR: tr } };
-};
+// The tiled GEMMs (gemm_tile.wgsl): one invocation per output in 32 x 32 tiles.
+// Register-tiled kernels with GLSL's staging (64 x 64 and 128 x 128 tiles, 4 x 4 and 8 x 8
+// per invocation) ran 3.4-38x GLSL's time on the H200, against 1.7-2.8x for these
+// (docs/webgpu.md, "Linear kernels"); they are not kept.
+const tiles = (R, C) => ceil(R, 32) * ceil(C, 32);
 export const KNOB_ERROR = knobError;
 // M <= 8: the linears stream the weights (the gemv kernels), as the GLSL launchers do.
 const GEMV_MAX_M = 8;
@@ -83,7 +76,7 @@ export const OPS = {
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0),
                          u(ceil(n8(p.n), 4))],
             } : {
-                kernel: 'linear_q4gsw', ...tiled(p.m, p.n),
+                kernel: 'linear_q4gsw', groups: tiles(p.m, p.n),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
                            [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0)],
@@ -100,7 +93,7 @@ export const OPS = {
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)),
                          u(ceil(p.k / 4, bwdRows(p.k / 4)))],
             } : {
-                kernel: 'linear_q4gsw_backward', ...tiled(p.m, p.k),
+                kernel: 'linear_q4gsw_backward', groups: tiles(p.m, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
             }],
@@ -109,7 +102,7 @@ export const OPS = {
     linear_dW: {
         plan: (p) => ({
             dispatches: [{
-                kernel: 'linear_dw', ...tiled(p.n, p.k),
+                kernel: 'linear_dw', groups: tiles(p.n, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)]],
                 params: [u(p.m), u(p.n), u(p.k)],
             }],

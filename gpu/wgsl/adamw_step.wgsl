@@ -17,7 +17,11 @@ struct State { p: vec4<f32>, m: vec4<f32>, v: vec4<f32> }
 fn adamw(p0: vec4<f32>, g: vec4<f32>, m0: vec4<f32>, v0: vec4<f32>) -> State {
     var p = p0 - (params.lr * params.wd) * p0;
     let m = params.beta1 * m0 + (1.0 - params.beta1) * g;
-    let v = params.beta2 * v0 + (1.0 - params.beta2) * g * g;
+    // ((1 - beta2) * g) * g as SPEC orders it, inside an fma: NVIDIA's compiler turned
+    // the plain products into (1 - beta2) * (g * g), and g * g overflows for |g| >= 2^64
+    // where SPEC's order stays finite (value class huge_grad: v = inf on the H200). WGSL
+    // has no `precise`; a fused multiply-add is one the bound allows anyway.
+    let v = fma((1.0 - params.beta2) * g, g, params.beta2 * v0);
     p = p - params.lr * (m / params.bc1) / (sqrt(v / params.bc2) + params.eps);
     return State(p, m, v);
 }

@@ -1,6 +1,6 @@
 // linear_dw.wgsl: dW[N,K] = dout[M,N]^T @ x[M,K], dense fp32, the WebGPU kernel
-// (docs/webgpu.md). One BT (n) x BT (k) tile of dW per workgroup (gemm_tile.wgsl), M in
-// steps of 16: both operands are rows of M, so each staged vec4 (4 n of dout, 4 k of x)
+// (docs/webgpu.md). One 32 (n) x 32 (k) tile of dW per workgroup (gemm_tile.wgsl), M in
+// steps of 32: both operands are rows of M, so each staged vec4 (4 n of dout, 4 k of x)
 // goes to workgroup memory as it is loaded.
 //!include gemm_tile.wgsl
 
@@ -11,18 +11,15 @@ struct Params { M: u32, N: u32, K: u32 }
 @group(0) @binding(2) var<storage, read_write> dw4: array<vec4<f32>>;
 @group(0) @binding(8) var<uniform> params: Params;
 
-// r = n, c = k, t = m: BK m x BT/4 quads of each, stored as loaded.
-var<private> a_reg: array<vec4<f32>, 2>;
-var<private> b_reg: array<vec4<f32>, 2>;
-
-fn fetch(r0: u32, c0: u32, t0: u32, lid: u32) {
+// r = n, c = k, t = m.
+fn stage(r0: u32, c0: u32, t0: u32, lid: u32) {
     let N4 = params.N / 4u;
     let K4 = params.K / 4u;
-    let B4 = BT / 4u;
-    for (var it = 0u; it < BT / 64u; it++) {
-        let e = lid + it * WG;
-        let m = t0 + e / B4;
-        let q = e % B4;
+    for (var i = 0u; i < 4u; i++) {
+        let e = lid + 64u * i;
+        let ml = e / 8u;
+        let q = e % 8u;
+        let m = t0 + ml;
         var a = vec4<f32>(0.0);
         var b = vec4<f32>(0.0);
         if (m < params.M && r0 / 4u + q < N4) {
@@ -31,20 +28,12 @@ fn fetch(r0: u32, c0: u32, t0: u32, lid: u32) {
         if (m < params.M && c0 / 4u + q < K4) {
             b = x4[m * K4 + c0 / 4u + q];
         }
-        a_reg[it] = a;
-        b_reg[it] = b;
+        As[ml * 8u + q] = a;
+        Bs[ml * 8u + q] = b;
     }
 }
 
-fn put(lid: u32) {
-    for (var it = 0u; it < BT / 64u; it++) {
-        let e = lid + it * WG;   // As[m][n quad], Bs[m][k quad]: index e itself
-        As[e] = a_reg[it];
-        Bs[e] = b_reg[it];
-    }
-}
-
-@compute @workgroup_size(WG)
+@compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let tile = tile_of(wid.y * nwg.x + wid.x, params.N, params.K);
@@ -52,18 +41,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     let acc = gemm_tile(tile.x, tile.y, params.M, lid);
-    for (var j = 0u; j < TR / 4u; j++) {
-        let k = tile.y + tile_col(j, lid);
-        if (k >= params.K) {
-            continue;
-        }
-        for (var i = 0u; i < TR / 4u; i++) {
-            for (var r = 0u; r < 4u; r++) {
-                let n = tile.x + tile_row(i, r, lid);
-                if (n < params.N) {
-                    dw4[(n * params.K + k) / 4u] = acc[(i * 4u + r) * 2u + j];
-                }
-            }
+    let k = tile.y + 4u * (lid % 8u);
+    if (k >= params.K) {
+        return;
+    }
+    for (var i = 0u; i < 4u; i++) {
+        let n = tile.x + 4u * (lid / 8u) + i;
+        if (n < params.N) {
+            dw4[(n * params.K + k) / 4u] = acc[i];
         }
     }
 }

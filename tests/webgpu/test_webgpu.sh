@@ -71,15 +71,12 @@ if [ "$mode" = train ]; then
     --kernel adamw_step="$(dirname "$work")/mutations/adamw_no_bias_correction.wgsl"
 fi
 
-# MODE "paths": the linears' mustpass on the kernel variants the worker keeps for large
-# shapes (docs/webgpu.md, "Linear kernels"): every tiled GEMM on 128 x 128 tiles (8 x 8
-# per invocation), and the backward gemv at 8 k4 rows per workgroup.
+# MODE "paths": the linears' mustpass on the kernel variant the worker keeps for large
+# shapes (docs/webgpu.md, "Linear kernels"): the backward gemv at 8 k4 rows per workgroup.
 if [ "$mode" = paths ]; then
-  expect 0 'result: PASS' -- env Q4CTS_WGSL_BIG_TILES_MIN=1 Q4CTS_WGSL_GEMV_GROUPS_MIN=1 \
+  expect 0 'result: PASS' -- env Q4CTS_WGSL_GEMV_GROUPS_MIN=1 \
     "$q4cts" run --api webgpu --strict --caselist "$src/cases/mustpass.txt" --filter 'q4cts.linear_*'
   # A knob that is not a number stops the worker with its name, not a silent default.
-  expect 2 "Q4CTS_WGSL_BIG_TILES_MIN 'x' is not a whole number" -- env Q4CTS_WGSL_BIG_TILES_MIN=x \
-    "$q4cts" run --api webgpu --filter 'q4cts.linear_dW.tile_aligned.m8_n16_k32'
   expect 2 "Q4CTS_WGSL_GEMV_GROUPS_MIN '-1' is not a whole number" -- env Q4CTS_WGSL_GEMV_GROUPS_MIN=-1 \
     "$q4cts" run --api webgpu --filter 'q4cts.linear_dW.tile_aligned.m8_n16_k32'
 fi
