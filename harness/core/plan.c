@@ -42,37 +42,43 @@ void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
         p->kernels[p->n++] = op->kernels[i];
 }
 
+/* The op descriptors a training step runs (harness/core/ops/), by symbol: the ops'
+ * names live in their own files (docs/ENGINEERING.md, "adding an op"). */
+extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
+    q4h_op_linear_dW, q4h_op_adamw_step, q4h_op_q4gsw_requant;
+
 int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max)
 {
     int64_t w[5];
     int n = 0;
     const int L = q4_case_train_widths(c, w);
-    static const char *const per_layer[] = { "linear_q4gsw", "linear_dW",
-                                             "linear_q4gsw_backward", "adamw_step",
-                                             "q4gsw_requant" };
+    static const q4h_op *const per_layer[] = { &q4h_op_linear_q4gsw, &q4h_op_linear_dW,
+                                               &q4h_op_linear_q4gsw_backward,
+                                               &q4h_op_adamw_step, &q4h_op_q4gsw_requant };
     for (int l = 0; l < L; l++)
         for (size_t o = 0; o < sizeof per_layer / sizeof *per_layer && n < max; o++) {
-            if (l == 0 && !strcmp(per_layer[o], "linear_q4gsw_backward"))
+            const q4h_op *op = per_layer[o];
+            if (l == 0 && op == &q4h_op_linear_q4gsw_backward)
                 continue;   /* no d_x below the first layer */
             q4_case *x = &oc[n++];
             memset(x, 0, sizeof *x);
-            x->op = per_layer[o];
+            x->op = op->name;
             snprintf(x->family, sizeof x->family, "custom");
             snprintf(x->name, sizeof x->name, "%s", c->name);
             x->seed = c->seed;
             x->m = c->m, x->n = w[l + 1], x->k = w[l], x->gs = c->gs;
-            if (!strcmp(x->op, "adamw_step"))
+            if (op == &q4h_op_adamw_step)
                 x->m = x->n = x->k = x->gs = 0, x->numel = w[l] * w[l + 1], x->step = 1,
                 x->wd = 1;
-            else if (!strcmp(x->op, "q4gsw_requant"))
+            else if (op == &q4h_op_q4gsw_requant)
                 x->m = 0;
-            else if (!strcmp(x->op, "linear_dW"))
+            else if (op == &q4h_op_linear_dW)
                 x->gs = 0;
         }
     if (n < max) {
         q4_case *x = &oc[n++];
         memset(x, 0, sizeof *x);
-        x->op = "fused_ce";
+        x->op = q4h_op_fused_ce.name;
         snprintf(x->family, sizeof x->family, "custom");
         snprintf(x->name, sizeof x->name, "%s", c->name);
         x->seed = c->seed;
