@@ -1082,6 +1082,44 @@ static void emit_race_fns(pass *p, words *b)
 
 static bool is_line(uint32_t op) { return op == SpvOpLine || op == SpvOpNoLine; }
 
+/* Whether the loop whose OpLoopMerge is instruction k accesses shared memory in its
+ * own blocks: those between its header and its merge block, which structured SPIR-V
+ * (glslang's, at least) emits in that order. Calls are not followed. */
+static bool loop_touches_shared(const q4spv_module *m, size_t k)
+{
+    uint32_t merge = q4spv_word(m, k, 1);
+    for (size_t i = k + 1; i < m->n_insts; i++) {
+        uint32_t op = m->insts[i].opcode, ptr, type;
+        q4spv_access access;
+        if (op == SpvOpFunctionEnd || (op == SpvOpLabel && q4spv_word(m, i, 1) == merge))
+            return false;
+        if (!access_of(m, i, &ptr, &type, &access))
+            continue;
+        const q4spv_inst *d = q4spv_def(m, ptr);
+        const q4spv_inst *pt = d ? q4spv_def(m, d->type_id) : NULL;
+        if (pt && pt->opcode == SpvOpTypePointer &&
+            m->words[pt->offset + 2] == SpvStorageClassWorkgroup)
+            return true;
+    }
+    return false;
+}
+
+/* A probed loop that accesses shared memory stays a loop: unrolled, a GEMM's inner
+ * loop repeats every probe body per iteration (hundreds of inlined sequences of
+ * atomics), and lavapipe's LLVM (its coroutine pass) took 80-300 s to compile one such
+ * kernel, against 5-10 s rolled. Loops without shared accesses (a GEMM's FMAs over its
+ * register tile) still unroll, so register arrays keep constant indexes. DontUnroll
+ * changes no operation's order, so no result. A loop whose control carries PeelCount
+ * or PartialCount (operands DontUnroll may not join) is left as it is. */
+static void keep_loop_rolled(words *b, size_t merge_at)
+{
+    const uint32_t counted = SpvLoopControlPeelCountMask | SpvLoopControlPartialCountMask;
+    uint32_t *control = &b->w[merge_at + 3];
+    if ((b->w[merge_at] >> 16) < 4 || (*control & counted))
+        return;
+    *control = (*control & ~(uint32_t)SpvLoopControlUnrollMask) | SpvLoopControlDontUnrollMask;
+}
+
 /* Copies block [k0, k1) (k0 is its OpLabel) with its probes into b. */
 static void emit_block(pass *p, words *b, size_t k0, size_t k1, bool first_block,
                        uint32_t *branch_no)
@@ -1148,7 +1186,10 @@ static void emit_block(pass *p, words *b, size_t k0, size_t k1, bool first_block
             if (p->race)
                 race_access(p, b, k, at);
         }
+        size_t copied_at = b->n;
         copy_inst(b, m, k);
+        if (p->race && op == SpvOpLoopMerge && !b->nomem && loop_touches_shared(m, k))
+            keep_loop_rolled(b, copied_at);
         if (p->race && op == SpvOpControlBarrier)
             race_barrier(p, b, k);
     }

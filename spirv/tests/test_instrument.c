@@ -325,6 +325,65 @@ START_TEST(race_probes)
 }
 END_TEST
 
+/* The loop controls of a module's OpLoopMerges: how many have `mask` set. */
+static uint32_t count_loops_with(const uint32_t *w, size_t n, uint32_t mask)
+{
+    q4spv_module m;
+    q4_error err = { 0 };
+    uint32_t c = 0;
+    ck_assert_int_eq(q4spv_parse(w, n, &m, &err), Q4_OK);
+    for (size_t k = 0; k < m.n_insts; k++)
+        c += m.insts[k].opcode == SpvOpLoopMerge && (q4spv_word(&m, k, 3) & mask);
+    q4spv_module_free(&m);
+    return c;
+}
+
+/* Race probes roll a loop that accesses shared memory (lavapipe's LLVM compiled an
+ * unrolled probed GEMM for minutes) and leave every other loop's control alone. */
+START_TEST(race_probes_keep_shared_loops_rolled)
+{
+    static const q4spv_options race = { .set = 1, .race = true };
+    int n_kernels, checked = 0;
+    const q4vk_kernel *k = q4vk_kernels(&n_kernels);
+    for (int i = 0; i < n_kernels; i++) {
+        if (strcmp(k[i].name, "linear_dw_tiled") && strcmp(k[i].name, "fused_ce"))
+            continue;
+        uint32_t *out, *plain;
+        size_t n_out, n_plain;
+        q4spv_map *map, *plain_map;
+        q4_error err = { 0 };
+        ck_assert_int_eq(q4spv_instrument(k[i].spirv, k[i].spirv_words, &race, &out, &n_out,
+                                          &map, &err), Q4_OK);
+        ck_assert_int_eq(q4spv_instrument(k[i].spirv, k[i].spirv_words, &all, &plain,
+                                          &n_plain, &plain_map, &err), Q4_OK);
+        uint32_t unroll = count_loops_with(k[i].spirv, k[i].spirv_words,
+                                           SpvLoopControlUnrollMask);
+        uint32_t rolled = count_loops_with(out, n_out, SpvLoopControlDontUnrollMask);
+        ck_assert_uint_eq(count_loops_with(k[i].spirv, k[i].spirv_words,
+                                           SpvLoopControlDontUnrollMask), 0);
+        ck_assert_msg(rolled > 0, "%s: no shared-memory loop rolled", k[i].name);
+        /* no loop is marked both ways */
+        ck_assert_uint_eq(count_loops_with(out, n_out, SpvLoopControlUnrollMask |
+                                                           SpvLoopControlDontUnrollMask),
+                          count_loops_with(out, n_out, SpvLoopControlUnrollMask) + rolled);
+        if (!strcmp(k[i].name, "linear_dw_tiled")) {
+            /* its staging and inner loops roll; its FMA and fetch loops still unroll */
+            ck_assert_uint_lt(count_loops_with(out, n_out, SpvLoopControlUnrollMask), unroll);
+            ck_assert_uint_gt(count_loops_with(out, n_out, SpvLoopControlUnrollMask), 0);
+        }
+        /* coverage and bounds probes change no loop */
+        ck_assert_uint_eq(count_loops_with(plain, n_plain, SpvLoopControlDontUnrollMask), 0);
+        ck_assert_uint_eq(count_loops_with(plain, n_plain, SpvLoopControlUnrollMask), unroll);
+        free(out);
+        free(plain);
+        q4spv_map_free(map);
+        q4spv_map_free(plain_map);
+        checked++;
+    }
+    ck_assert_int_eq(checked, 2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("q4spv_instrument");
@@ -340,6 +399,7 @@ int main(void)
     tcase_add_test(tc, not_spirv_is_refused);
     tcase_add_test(tc, probe_init_and_first_oob);
     tcase_add_test(tc, race_probes);
+    tcase_add_test(tc, race_probes_keep_shared_loops_rolled);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
