@@ -47,6 +47,23 @@ void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p)
 extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
     q4h_op_linear_dW, q4h_op_adamw_step, q4h_op_q4gsw_requant;
 
+const q4h_op *const q4h_train_step_ops[Q4H_STEP_OPS] = {
+    [Q4H_STEP_FWD] = &q4h_op_linear_q4gsw,          [Q4H_STEP_CE] = &q4h_op_fused_ce,
+    [Q4H_STEP_DW] = &q4h_op_linear_dW,              [Q4H_STEP_BWD] = &q4h_op_linear_q4gsw_backward,
+    [Q4H_STEP_ADAMW] = &q4h_op_adamw_step,          [Q4H_STEP_REQUANT] = &q4h_op_q4gsw_requant,
+};
+
+q4_case q4h_train_op_case(const q4h_op *op, const q4_case *c)
+{
+    q4_case oc;
+    memset(&oc, 0, sizeof oc);
+    oc.op = op->name;
+    snprintf(oc.family, sizeof oc.family, "custom");
+    snprintf(oc.name, sizeof oc.name, "%s", c->name);   /* what the WebGPU worker logs */
+    oc.seed = c->seed;
+    return oc;
+}
+
 int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max)
 {
     int64_t w[5];
@@ -61,11 +78,7 @@ int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max)
             if (l == 0 && op == &q4h_op_linear_q4gsw_backward)
                 continue;   /* no d_x below the first layer */
             q4_case *x = &oc[n++];
-            memset(x, 0, sizeof *x);
-            x->op = op->name;
-            snprintf(x->family, sizeof x->family, "custom");
-            snprintf(x->name, sizeof x->name, "%s", c->name);
-            x->seed = c->seed;
+            *x = q4h_train_op_case(op, c);
             x->m = c->m, x->n = w[l + 1], x->k = w[l], x->gs = c->gs;
             if (op == &q4h_op_adamw_step)
                 x->m = x->n = x->k = x->gs = 0, x->numel = w[l] * w[l + 1], x->step = 1,
@@ -77,11 +90,7 @@ int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max)
         }
     if (n < max) {
         q4_case *x = &oc[n++];
-        memset(x, 0, sizeof *x);
-        x->op = q4h_op_fused_ce.name;
-        snprintf(x->family, sizeof x->family, "custom");
-        snprintf(x->name, sizeof x->name, "%s", c->name);
-        x->seed = c->seed;
+        *x = q4h_train_op_case(&q4h_op_fused_ce, c);
         x->r = c->m, x->v = c->v;
     }
     return n;

@@ -5,6 +5,7 @@
 #ifndef Q4H_PLAN_H
 #define Q4H_PLAN_H
 
+#include "op.h"
 #include "q4case.h"
 #include "q4vk.h"
 #include "run_options.h"
@@ -18,6 +19,15 @@ q4_status q4h_apply_case_limits(q4vk_context *ctx, const q4_case *c, q4_error *e
 /* The kernels c dispatches on a device with `info` (every kernel of its op when the
  * op has no plan), with c's own limits lowered on it. */
 void q4h_case_plan(const q4_case *c, const q4vk_device_info *info, q4vk_plan *p);
+
+/* A training step's ops in the order it runs them, which is also the order of the
+ * trace's op columns (reports/q4report.h, Q4_TRAIN_OPS). */
+enum { Q4H_STEP_FWD, Q4H_STEP_CE, Q4H_STEP_DW, Q4H_STEP_BWD, Q4H_STEP_ADAMW,
+       Q4H_STEP_REQUANT, Q4H_STEP_OPS };
+extern const q4h_op *const q4h_train_step_ops[Q4H_STEP_OPS];
+/* A single-op case of op for training case c: family custom, c's name and seed, the
+ * shape left for the caller. */
+q4_case q4h_train_op_case(const q4h_op *op, const q4_case *c);
 
 /* The op cases one step of training case c runs (docs/training.md), one per op and
  * layer, each with the shape harness/run/train_case.c gives it (the step's own values,

@@ -27,6 +27,7 @@
 #include "dump.h"
 #include "gpu_judged.h"
 #include "judge.h"
+#include "plan.h"
 #include "q4ref_train.h"
 #include "verdict.h"
 
@@ -34,16 +35,7 @@ _Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 999, "a step fits the three digits of 
 /* Every step the driver keeps; the result's trace folds them into its rows (fold). */
 #define MAX_STEPS Q4_CASE_TRAIN_MAX_STEPS
 
-/* The op descriptors a training step runs (harness/core/ops/). */
-extern const q4h_op q4h_op_linear_q4gsw, q4h_op_fused_ce, q4h_op_linear_q4gsw_backward,
-    q4h_op_linear_dW, q4h_op_adamw_step, q4h_op_q4gsw_requant;
-
-/* The trace's op columns, in a step's order. */
-enum { COL_FWD, COL_CE, COL_DW, COL_BWD, COL_ADAMW, COL_REQUANT };
-static const q4h_op *const col_op[Q4_TRAIN_OPS] = {
-    &q4h_op_linear_q4gsw, &q4h_op_fused_ce,   &q4h_op_linear_dW,
-    &q4h_op_linear_q4gsw_backward, &q4h_op_adamw_step, &q4h_op_q4gsw_requant,
-};
+_Static_assert(Q4H_STEP_OPS == Q4_TRAIN_OPS, "a trace column per op of a step");
 
 /* The envelope's calibration (docs/training.md, "The envelope"): the zoo's largest
  * deviation from the fp64 run times SAFETY, plus a floor of FLOOR relative to the
@@ -65,16 +57,10 @@ typedef struct driver {
     bool dumped;                           /* --dump-dir: the first op not ok is saved */
 } driver;
 
-/* The case of one op run: its descriptor's fields only. */
-static q4_case op_case(const q4h_op *op, const q4_case *c)
+/* The case of op `col` of a step: its descriptor's fields only. */
+static q4_case step_case(int col, const q4_case *c)
 {
-    q4_case oc;
-    memset(&oc, 0, sizeof oc);
-    oc.op = op->name;
-    snprintf(oc.family, sizeof oc.family, "custom");
-    snprintf(oc.name, sizeof oc.name, "%s", c->name);   /* what the WebGPU worker logs */
-    oc.seed = c->seed;
-    return oc;
+    return q4h_train_op_case(q4h_train_step_ops[col], c);
 }
 
 /* --dump-dir: the first op that is not ok, as a single-op case of its own (its canonical
@@ -111,10 +97,11 @@ static void dump_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inp
 /* Runs op on gpu_in, judges it against the truth of truth_in and keeps the worst of
  * the case in d->r; trace column col at step t (1-based). out holds the GPU's results
  * after it. False when the run itself failed (the case's verdict is set). */
-static bool run_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inputs *truth_in,
+static bool run_op(driver *d, const q4_case *oc, const q4_inputs *truth_in,
                    const q4_inputs *gpu_in, int64_t t, int layer, int col, q4h_outputs *out,
                    void (*tamper)(q4h_outputs *out, const void *ctx), const void *ctx)
 {
+    const q4h_op *op = q4h_train_step_ops[col];
     q4_error err = { 0 };
     q4_result one;
     char why[Q4_MSG_MAX] = "";
@@ -310,7 +297,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
 
     q4h_result_start(opt, c, r);
     for (int o = 0; o < Q4_TRAIN_OPS; o++)
-        snprintf(r->train.ops[o], sizeof r->train.ops[o], "%s", col_op[o]->name);
+        snprintf(r->train.ops[o], sizeof r->train.ops[o], "%s", q4h_train_step_ops[o]->name);
     for (int s = 0; s < Q4_TRAIN_STEPS; s++)
         for (int o = 0; o < Q4_TRAIN_OPS; o++)
             r->train.margin[s][o] = NAN;
@@ -391,7 +378,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         memcpy(act, in.x + (t - 1) * M * c->k, (size_t)(M * c->k) * sizeof *act);
         for (int l = 0, wat = 0; l < L && !d.stopped; l++) {
             const int64_t N = wd[l + 1], K = wd[l];
-            q4_case oc = op_case(&q4h_op_linear_q4gsw, c);
+            q4_case oc = step_case(Q4H_STEP_FWD, c);
             oc.m = M, oc.n = N, oc.k = K, oc.gs = c->gs;
             q4_inputs ti = { 0 };
             ti.x = act + l * M * widest;
@@ -400,20 +387,20 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             q4_inputs gi = ti;
             if (fault_at(&d, Q4H_TRAIN_FAULT_STALE_W, t))
                 gi.w4x8 = w_prev + wat;
-            if (run_op(&d, &q4h_op_linear_q4gsw, &oc, &ti, &gi, t, l, COL_FWD, &out, NULL, NULL))
+            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_FWD, &out, NULL, NULL))
                 memcpy(act + (l + 1) * M * widest, out.o[0].got, (size_t)(M * N) * sizeof(float));
             wat += (int)q4_w4x8_words(N, K);
         }
         /* fused CE on the logits, every row labelled */
         float *gcur = g, *gnext = g + M * widest;
         if (!d.stopped) {
-            q4_case oc = op_case(&q4h_op_fused_ce, c);
+            q4_case oc = step_case(Q4H_STEP_CE, c);
             oc.r = M, oc.v = V;
             q4_inputs ti = { 0 };
             ti.logits = act + L * M * widest;
             ti.labels = in.labels + (t - 1) * M;
             ti.n_valid = (float)M;
-            if (run_op(&d, &q4h_op_fused_ce, &oc, &ti, &ti, t, L - 1, COL_CE, &out, NULL, NULL)) {
+            if (run_op(&d, &oc, &ti, &ti, t, L - 1, Q4H_STEP_CE, &out, NULL, NULL)) {
                 d.loss[t - 1] = out.o[0].got[0];
                 memcpy(gcur, out.o[1].got, (size_t)(M * V) * sizeof(float));
             }
@@ -423,18 +410,18 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         for (int l = L - 1; l >= 0 && !d.stopped; l--) {
             const int64_t N = wd[l + 1], K = wd[l], at = q4ref_train_weight_at(&m, l);
             wat -= (int)q4_w4x8_words(N, K);
-            q4_case oc = op_case(&q4h_op_linear_dW, c);
+            q4_case oc = step_case(Q4H_STEP_DW, c);
             oc.m = M, oc.n = N, oc.k = K;
             q4_inputs ti = { 0 };
             ti.dout = gcur;
             ti.x = act + l * M * widest;
             bool stale = fault_at(&d, Q4H_TRAIN_FAULT_DW_STALE, t);
-            if (run_op(&d, &q4h_op_linear_dW, &oc, &ti, &ti, t, l, COL_DW, &out,
+            if (run_op(&d, &oc, &ti, &ti, t, l, Q4H_STEP_DW, &out,
                        stale ? add_previous : NULL, dw_prev + at))
                 memcpy(dw + at, out.o[0].got, (size_t)(N * K) * sizeof(float));
             if (l == 0 || d.stopped)
                 continue;
-            oc = op_case(&q4h_op_linear_q4gsw_backward, c);
+            oc = step_case(Q4H_STEP_BWD, c);
             oc.m = M, oc.n = N, oc.k = K, oc.gs = c->gs;
             memset(&ti, 0, sizeof ti);
             ti.dout = gcur;
@@ -443,7 +430,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             q4_inputs gi = ti;
             if (fault_at(&d, Q4H_TRAIN_FAULT_BWD_STALE_W, t))
                 gi.w4x8 = w_prev + wat;
-            if (run_op(&d, &q4h_op_linear_q4gsw_backward, &oc, &ti, &gi, t, l, COL_BWD, &out,
+            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_BWD, &out,
                        NULL, NULL)) {
                 memcpy(gnext, out.o[0].got, (size_t)(M * K) * sizeof(float));
                 float *tmp = gcur;
@@ -456,7 +443,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         wat = 0;
         for (int l = 0; l < L && !d.stopped; l++) {
             const int64_t N = wd[l + 1], K = wd[l], at = q4ref_train_weight_at(&m, l);
-            q4_case oc = op_case(&q4h_op_adamw_step, c);
+            q4_case oc = step_case(Q4H_STEP_ADAMW, c);
             oc.numel = N * K, oc.step = t, oc.wd = 1;
             q4_inputs ti = { 0 };
             ti.param = lat + at, ti.grad = dw + at, ti.m = mom + at, ti.v = vel + at;
@@ -466,19 +453,19 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             q4_inputs gi = ti;
             if (fault_at(&d, Q4H_TRAIN_FAULT_MV_RESET, t))
                 gi.m = zeros + at, gi.v = zeros + at;
-            if (run_op(&d, &q4h_op_adamw_step, &oc, &ti, &gi, t, l, COL_ADAMW, &out, NULL, NULL)) {
+            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_ADAMW, &out, NULL, NULL)) {
                 memcpy(lat + at, out.o[0].got, (size_t)(N * K) * sizeof(float));
                 memcpy(mom + at, out.o[1].got, (size_t)(N * K) * sizeof(float));
                 memcpy(vel + at, out.o[2].got, (size_t)(N * K) * sizeof(float));
             }
             if (d.stopped)
                 break;
-            oc = op_case(&q4h_op_q4gsw_requant, c);
+            oc = step_case(Q4H_STEP_REQUANT, c);
             oc.n = N, oc.k = K, oc.gs = c->gs;
             memset(&ti, 0, sizeof ti);
             ti.latent = lat + at;
             ti.scales = in.scales + q4ref_train_scale_at(&m, l);
-            if (run_op(&d, &q4h_op_q4gsw_requant, &oc, &ti, &ti, t, l, COL_REQUANT, &out, NULL,
+            if (run_op(&d, &oc, &ti, &ti, t, l, Q4H_STEP_REQUANT, &out, NULL,
                        NULL)) {
                 /* the W_4X8 words as the GPU wrote them are what the next forward reads;
                  * a requant that writes another layout (an interface file's flat bytes)

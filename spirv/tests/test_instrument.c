@@ -15,16 +15,24 @@
 #include "q4vk.h"
 #include "spv_test_file.h"
 
-static uint32_t count_op(const uint32_t *w, size_t n, uint32_t opcode)
+/* The instructions of `opcode` in a module; with a nonzero mask, those whose word
+ * `word` has a bit of it. */
+static uint32_t count_where(const uint32_t *w, size_t n, uint32_t opcode, uint32_t word,
+                            uint32_t mask)
 {
     q4spv_module m;
     q4_error err = { 0 };
     uint32_t c = 0;
     ck_assert_int_eq(q4spv_parse(w, n, &m, &err), Q4_OK);
     for (size_t k = 0; k < m.n_insts; k++)
-        c += m.insts[k].opcode == opcode;
+        c += m.insts[k].opcode == opcode && (!mask || (q4spv_word(&m, k, word) & mask));
     q4spv_module_free(&m);
     return c;
+}
+
+static uint32_t count_op(const uint32_t *w, size_t n, uint32_t opcode)
+{
+    return count_where(w, n, opcode, 0, 0);
 }
 
 /* Whether some block of the map has line `line`. */
@@ -325,17 +333,10 @@ START_TEST(race_probes)
 }
 END_TEST
 
-/* The loop controls of a module's OpLoopMerges: how many have `mask` set. */
+/* The OpLoopMerges whose loop control has a bit of `mask`. */
 static uint32_t count_loops_with(const uint32_t *w, size_t n, uint32_t mask)
 {
-    q4spv_module m;
-    q4_error err = { 0 };
-    uint32_t c = 0;
-    ck_assert_int_eq(q4spv_parse(w, n, &m, &err), Q4_OK);
-    for (size_t k = 0; k < m.n_insts; k++)
-        c += m.insts[k].opcode == SpvOpLoopMerge && (q4spv_word(&m, k, 3) & mask);
-    q4spv_module_free(&m);
-    return c;
+    return count_where(w, n, SpvOpLoopMerge, 3, mask);
 }
 
 /* Race probes roll a loop that accesses shared memory (lavapipe's LLVM compiled an
