@@ -713,6 +713,15 @@ static void barrier_wg(pass *p, words *b, uint32_t semantics)
          konst(p, semantics));
 }
 
+/* Whether pointer id `ptr` points into Workgroup (shared) memory. */
+static bool points_to_shared(const q4spv_module *m, uint32_t ptr)
+{
+    const q4spv_inst *d = q4spv_def(m, ptr);
+    const q4spv_inst *pt = d ? q4spv_def(m, d->type_id) : NULL;
+    return pt && pt->opcode == SpvOpTypePointer &&
+           m->words[pt->offset + 2] == SpvStorageClassWorkgroup;
+}
+
 /* The race probe before a shared-memory access (emit_block). */
 static void race_access(pass *p, words *b, size_t k, q4spv_pos at)
 {
@@ -726,18 +735,13 @@ static void race_access(pass *p, words *b, size_t k, q4spv_pos at)
             at_ptr = q4spv_word(m, k, 3);
         else if (op == SpvOpCooperativeMatrixStoreNV || op == 4458u /* CooperativeMatrixStoreKHR */)
             at_ptr = q4spv_word(m, k, 1);
-        const q4spv_inst *pd = at_ptr ? q4spv_def(m, at_ptr) : NULL;
-        const q4spv_inst *pt = pd ? q4spv_def(m, pd->type_id) : NULL;
-        if (pt && pt->opcode == SpvOpTypePointer &&
-            m->words[pt->offset + 2] == SpvStorageClassWorkgroup)
+        if (at_ptr && points_to_shared(m, at_ptr))
             p->map->race_unchecked++;
         return;
     }
-    const q4spv_inst *d = q4spv_def(m, ptr);
-    const q4spv_inst *pty = d ? q4spv_def(m, d->type_id) : NULL;
-    if (!pty || pty->opcode != SpvOpTypePointer ||
-        m->words[pty->offset + 2] != SpvStorageClassWorkgroup)
+    if (!points_to_shared(m, ptr))
         return;
+    const q4spv_inst *d = q4spv_def(m, ptr);
     uint32_t stack[8];
     int depth = 0;
     while (d && (d->opcode == SpvOpAccessChain || d->opcode == SpvOpInBoundsAccessChain)) {
@@ -1093,12 +1097,7 @@ static bool loop_touches_shared(const q4spv_module *m, size_t k)
         q4spv_access access;
         if (op == SpvOpFunctionEnd || (op == SpvOpLabel && q4spv_word(m, i, 1) == merge))
             return false;
-        if (!access_of(m, i, &ptr, &type, &access))
-            continue;
-        const q4spv_inst *d = q4spv_def(m, ptr);
-        const q4spv_inst *pt = d ? q4spv_def(m, d->type_id) : NULL;
-        if (pt && pt->opcode == SpvOpTypePointer &&
-            m->words[pt->offset + 2] == SpvStorageClassWorkgroup)
+        if (access_of(m, i, &ptr, &type, &access) && points_to_shared(m, ptr))
             return true;
     }
     return false;

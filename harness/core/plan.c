@@ -69,28 +69,27 @@ int q4h_train_op_cases(const q4_case *c, q4_case *oc, int max)
     int64_t w[5];
     int n = 0;
     const int L = q4_case_train_widths(c, w);
-    static const q4h_op *const per_layer[] = { &q4h_op_linear_q4gsw, &q4h_op_linear_dW,
-                                               &q4h_op_linear_q4gsw_backward,
-                                               &q4h_op_adamw_step, &q4h_op_q4gsw_requant };
+    static const int per_layer[] = { Q4H_STEP_FWD, Q4H_STEP_DW, Q4H_STEP_BWD, Q4H_STEP_ADAMW,
+                                     Q4H_STEP_REQUANT };
     for (int l = 0; l < L; l++)
         for (size_t o = 0; o < sizeof per_layer / sizeof *per_layer && n < max; o++) {
-            const q4h_op *op = per_layer[o];
-            if (l == 0 && op == &q4h_op_linear_q4gsw_backward)
+            const int step = per_layer[o];
+            if (l == 0 && step == Q4H_STEP_BWD)
                 continue;   /* no d_x below the first layer */
             q4_case *x = &oc[n++];
-            *x = q4h_train_op_case(op, c);
+            *x = q4h_train_op_case(q4h_train_step_ops[step], c);
             x->m = c->m, x->n = w[l + 1], x->k = w[l], x->gs = c->gs;
-            if (op == &q4h_op_adamw_step)
+            if (step == Q4H_STEP_ADAMW)
                 x->m = x->n = x->k = x->gs = 0, x->numel = w[l] * w[l + 1], x->step = 1,
                 x->wd = 1;
-            else if (op == &q4h_op_q4gsw_requant)
+            else if (step == Q4H_STEP_REQUANT)
                 x->m = 0;
-            else if (op == &q4h_op_linear_dW)
+            else if (step == Q4H_STEP_DW)
                 x->gs = 0;
         }
     if (n < max) {
         q4_case *x = &oc[n++];
-        *x = q4h_train_op_case(&q4h_op_fused_ce, c);
+        *x = q4h_train_op_case(q4h_train_step_ops[Q4H_STEP_CE], c);
         x->r = c->m, x->v = c->v;
     }
     return n;
