@@ -12,6 +12,8 @@
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DSPV=file.spv -P expect_fail.cmake
 #   cmake -DQ4CTS=q4cts -DMUT=file.mutation -DINTERFACE=file.json -P expect_fail.cmake
 # -DAPI=webgpu runs it with --api webgpu, SPV then being the mutated WGSL file.
+# A mutation of several kernels runs them together: -DKERNELS=NAME=FILE,NAME=FILE,...
+# instead of SPV (apply_mutation.cmake).
 file(READ ${MUT} raw)
 string(REPLACE ";" "<semicolon>" raw "${raw}")
 string(REPLACE "\n" ";" lines "${raw}")
@@ -38,6 +40,13 @@ if(API)
 endif()
 if(INTERFACE)
   set(module_args --interface ${INTERFACE})
+elseif(KERNELS)
+  string(REPLACE "," ";" pairs "${KERNELS}")
+  set(module_args "")
+  foreach(pair IN LISTS pairs)
+    list(APPEND module_args --kernel ${pair})
+  endforeach()
+  set(kernel "${KERNELS}")
 else()
   set(module_args --kernel ${kernel}=${SPV})
 endif()
