@@ -64,6 +64,12 @@ typedef struct q4_train_trace {
                                       near a rounding boundary, INFINITY a wrong code */
 } q4_train_trace;
 
+/* The options of a case's repro line (--kernel and --interface paths, ...) are at most
+ * this long: q4cts refuses a command line whose repro would be longer rather than
+ * print one that does not reproduce; the name, seed and device fit in what is left.
+ * (A result travels from a case's process in one atomic pipe write: runner.c.) */
+#define Q4_REPRO_FLAGS_MAX 1280
+
 typedef struct q4_result {
     char name[128];        /* q4cts.<op>.<family>.<params> */
     char op[40], family[40];
@@ -85,7 +91,8 @@ typedef struct q4_result {
     int64_t elements;      /* number of elements judged */
     char message[1024];    /* reason: failure summary, NotSupported reason, error text
                               (every out-of-bounds binding of a --bounds-check failure) */
-    char repro[256];       /* one shell line that reproduces the case alone */
+    char repro[Q4_REPRO_FLAGS_MAX + 512];   /* one shell line that reproduces the case
+                                                alone: never cut short (Q4_REPRO_FLAGS_MAX) */
     char api[16];          /* the API whose kernels ran it: "vulkan", "webgpu"; "" unknown
                               (JSON's "api", JUnit's "api:" line; omitted when "") */
     int tries;             /* runs the verdict took: 1, more when --flake-retries ran a

@@ -397,7 +397,8 @@ static void on_problem(void *user, const char *why)
         snprintf(s->problem, sizeof s->problem, "%s", why);
 }
 
-static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
+/* The flags of the run's repro lines into buf; Q4_ERR_ARG if they do not fit whole. */
+static q4_status repro_flags(const q4h_cli *cli, char *buf, size_t size, q4_error *err)
 {
     size_t len = 0;
     buf[0] = '\0';
@@ -426,6 +427,12 @@ static void repro_flags(const q4h_cli *cli, char *buf, size_t size)
     else if (cli->mma_min_m)
         ADD(" --mma-min-m %llu", (unsigned long long)cli->mma_min_m);
 #undef ADD
+    if (len < size)
+        return Q4_OK;
+    buf[0] = '\0';
+    return q4_fail(err, Q4_ERR_ARG, "the options of this run make each case's repro line %zu "
+                   "characters longer, more than %zu: shorten the paths of --kernel and "
+                   "--interface (a line cut short would reproduce another run)", len, size - 1);
 }
 
 static int cmd_run(const q4h_cli *cli)
@@ -434,7 +441,7 @@ static int cmd_run(const q4h_cli *cli)
     size_t n = 0;
     q4_error err = { 0 };
     q4h_override *overrides = NULL;
-    char repro[1024];
+    char repro[Q4_REPRO_FLAGS_MAX];
     int rc = EXIT_USAGE;
     run_state s = { .cli = cli, .planned = 0 };
 
@@ -457,7 +464,8 @@ static int cmd_run(const q4h_cli *cli)
     q4h_override *modules = NULL;
     int n_modules = 0;
     q4h_shcov *shcov = NULL;
-    if (q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &err) != Q4_OK ||
+    if (repro_flags(cli, repro, sizeof repro, &err) != Q4_OK ||
+        q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &err) != Q4_OK ||
         q4h_ifaces_check_api(ifaces, cli->n_interfaces, backend->wgsl, &err) != Q4_OK ||
         q4h_ifaces_modules(overrides, overrides ? (int)cli->n_kernels : 0, ifaces, cli->n_interfaces, &modules,
                            &n_modules, &err) != Q4_OK ||
@@ -475,7 +483,6 @@ static int cmd_run(const q4h_cli *cli)
         free(cases);
         return fail_usage(&err);
     }
-    repro_flags(cli, repro, sizeof repro);
     q4h_run_options opt = {
         .backend = backend,
         .vk = { .device = cli->device, .validation = cli->validation != 0,

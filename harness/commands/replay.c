@@ -127,7 +127,15 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
     /* The dump runs again on the API it ran on (case.json's "api"). */
     const q4h_backend_i *backend = !strcmp(m->api, "webgpu") ? &q4h_backend_webgpu
                                                              : &q4h_backend_vulkan;
-    q4_status st = load_inputs(dir, m, op, c, &in, err);
+    /* its repro line (below) must fit whole: one cut short reproduces something else */
+    size_t need = strlen("q4cts replay  --rerun") + strlen(dir);
+    for (size_t i = 0; i < cli->n_kernels; i++)
+        need += strlen(" --kernel ") + strlen(cli->kernel_args[i]);
+    q4_status st = need < sizeof r->repro ? Q4_OK
+                 : q4_fail(err, Q4_ERR_ARG, "%s: its repro line would be %zu characters, more "
+                           "than %zu; shorten the paths", dir, need, sizeof r->repro - 1);
+    if (st == Q4_OK)
+        st = load_inputs(dir, m, op, c, &in, err);
     if (st == Q4_OK)
         st = backend->kernels(cli->kernel_args, cli->n_kernels, &overrides, err);
     q4h_run_options opt = {

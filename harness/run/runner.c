@@ -69,7 +69,7 @@ static void worker(const q4h_run_options *lane_opt, const q4_case *cases, size_t
                    int in, int out)
 {
     q4h_run_options opt = *lane_opt;
-    char repro[1024];
+    char repro[Q4_REPRO_FLAGS_MAX + 300];   /* and the device (q4_result.repro has room) */
     q4h_backend b;
     msg m = { 0 };
     q4_error err = { 0 };

@@ -38,9 +38,24 @@ expect 2 'adamw_step=trunc.spv is not valid SPIR-V for Vulkan: (End of input|The
 { head -c 20 good.spv; printf '\377\377\377\377%.0s' 1 2 3 4; } >junk.spv
 expect 2 'adamw_step=junk.spv is not valid SPIR-V for Vulkan' -- run junk
 
+# A repro line is never cut short: options too long for one are refused before any case.
+deep=$(printf 'd%.0s' {1..250})
+mkdir -p "$deep/$deep/$deep/$deep/$deep/$deep" && cp good.spv "$deep/$deep/$deep/$deep/$deep/$deep/"
+expect 2 "repro line .* more than 1279: shorten the paths" -- \
+  "$q4cts" run --filter 'q4cts.adamw_step.*' --kernel "adamw_step=$deep/$deep/$deep/$deep/$deep/$deep/good.spv"
+
 if "$q4cts" devices >/dev/null 2>&1; then
   one=$("$q4cts" list --filter 'q4cts.adamw_step.*' | head -1)
   expect 0 'Pass' -- "$q4cts" run --filter "$one" --kernel adamw_step=good.spv
+  # A long path (over 256 characters, where repro lines used to end) stays whole in it,
+  # and the line runs.
+  long="$deep/$deep/good.spv"
+  cp good.spv "$deep/$deep/"
+  "$q4cts" run --filter "$one" --kernel "adamw_step=$long" --json long.json >/dev/null ||
+    fail "the run with a long --kernel path failed"
+  repro=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["q4cts"]["results"][0]["repro"])' long.json)
+  [[ "$repro" == *"--kernel adamw_step=$long" ]] || fail "the repro line lost the path: $repro"
+  expect 0 'Pass' -- bash -c "${repro/q4cts/$q4cts}"
   # An override that no selected case runs (issue 11, defect 4): exit 2 before any case,
   # naming the kernel and a case that runs it.
   "$glslang" --target-env vulkan1.1 -V --quiet -I"$shaders" -o dequantize.spv "$shaders/dequantize.comp"
