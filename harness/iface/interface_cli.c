@@ -1,8 +1,8 @@
-/* interface_cli.c: the --interface files of one run (interface.h): loaded before any
- * case (files of one op and kernel sets, one description per op) and matched to the
- * run's API, and their SPIR-V modules listed
- * beside the --kernel overrides for --shader-coverage and --bounds-check, which probe
- * every module a run may use. A float constant beyond fp32's range is refused here. */
+/* interface_cli.c: the --interface files of one run (interface.h), files of one op and
+ * kernel sets alike: their ops loaded before any case (each op described once) and
+ * matched to the run's API, and their SPIR-V modules listed beside the --kernel
+ * overrides for --shader-coverage and --bounds-check, which probe every module a run
+ * may use. A float constant beyond fp32's range is refused here. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
