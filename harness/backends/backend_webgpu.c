@@ -227,8 +227,9 @@ static q4_status wg_open(q4h_backend *b, bool reopen, q4_error *err)
     return open_worker(s, err);
 }
 
-/* Each interface file's WGSL checked by the worker before any case (interface.mjs):
- * a refusal is the file's error, "FILE: KEY: why" (exit 2). */
+/* Each interface file's WGSL checked by the worker before any case (interface.mjs),
+ * one check per op (each op of a kernel set too): a refusal is the file's error,
+ * "FILE: KEY: why" (exit 2), KEY starting "ops[I]." in a set. */
 static q4_status wg_check(q4h_backend *b, const q4_case *cases, size_t n, q4_error *err)
 {
     session *s = session_of(b);
@@ -237,7 +238,7 @@ static q4_status wg_check(q4h_backend *b, const q4_case *cases, size_t n, q4_err
         const q4h_iface *f = s->opt->interfaces[i];
         json_object *msg = q4h_iface_wg_check(f);
         const char *text = msg ? json_object_to_json_string_ext(msg, JSON_C_TO_STRING_PLAIN) : NULL;
-        char why[Q4_MSG_MAX] = "", shown[Q4_ECHO_MAX];
+        char why[Q4_MSG_MAX] = "", shown[Q4_ECHO_MAX], where[Q4_ECHO_MAX + 16];
         q4h_wg_frame fr = { 0 };
         q4h_wg_io io = !text ? Q4H_WG_BAD
                      : q4h_wg_send(&s->w, Q4H_WG_CHECK, text, NULL, NULL, 0,
@@ -249,12 +250,13 @@ static q4_status wg_check(q4h_backend *b, const q4_case *cases, size_t n, q4_err
         q4_status st = Q4_OK;
         if (io != Q4H_WG_OK || fr.type != Q4H_WG_RESULT)
             st = q4_fail(err, Q4_ERR_DEVICE, "the WebGPU worker did not check %s: %s",
-                         q4_echo(f->path, shown, sizeof shown),
+                         q4h_iface_where(f, where, sizeof where),
                          io == Q4H_WG_OK ? "it answered with another frame"
                          : io == Q4H_WG_LATE ? "it did not answer in time"
                          : io == Q4H_WG_GONE ? "it ended" : why[0] ? why : "no memory");
         else if (strcmp(str_of(fr.json, "status"), "ok"))
-            st = q4_fail(err, Q4_ERR_ARG, "%s: %s: %.600s", q4_echo(f->path, shown, sizeof shown),
+            st = q4_fail(err, Q4_ERR_ARG, "%s: %s%s: %.600s", q4_echo(f->path, shown, sizeof shown),
+                         str_of(fr.json, "key")[0] ? "" : f->at,   /* the worker's key has it */
                          str_of(fr.json, "key")[0] ? str_of(fr.json, "key") : "steps",
                          str_of(fr.json, "message"));
         q4h_wg_frame_free(&fr);

@@ -80,7 +80,7 @@ static int cmd_kernels(void)
 
 /* kernels --interface NAME: the interface file of a built-in kernel; kernels
  * --interface FILE.json: what the file runs and claims (its preconditions, over every
- * case q4cts has of its op). */
+ * case q4cts has of its op), a line per op of a kernel set. */
 static int cmd_kernel_interface(const q4h_cli *cli)
 {
     q4_error err = { 0 };
@@ -90,14 +90,14 @@ static int cmd_kernel_interface(const q4h_cli *cli)
     if (strlen(arg) > 5 && !strcmp(arg + strlen(arg) - 5, ".json")) {
         q4h_iface **f = NULL;
         q4_case *cases = NULL;
-        size_t n = 0;
-        if (q4h_ifaces_load(&arg, 1, &f, &err) != Q4_OK)
+        size_t n = 0, n_f = 0;
+        if (q4h_ifaces_load(&arg, 1, &f, &n_f, &err) != Q4_OK)
             return fail_usage(&err);
         if (q4h_select(cli, &cases, &n, &err) != Q4_OK)
             n = 0;
-        q4h_ifaces_describe(stdout, f, 1, cases, n);
+        q4h_ifaces_describe(stdout, f, n_f, cases, n);
         free(cases);
-        q4h_ifaces_free(f, 1);
+        q4h_ifaces_free(f, n_f);
         return 0;
     }
     if (q4h_iface_print_builtin(cli->interface_args[0], stdout, &err) != Q4_OK)
@@ -246,13 +246,15 @@ static q4_status check_dump_dir(const char *dir, q4_error *err)
 }
 
 /* Every file the command reads and writes, checked before anything is written
- * (paths.c): no output may replace an input or another output. ifaces: run's loaded
- * --interface files, whose modules are read too (NULL for other commands). */
-static q4_status check_paths(const q4h_cli *cli, q4h_iface *const *ifaces, q4_error *err)
+ * (paths.c): no output may replace an input or another output. ifaces: the n_ifaces
+ * ops of run's loaded --interface files, whose modules are read too (NULL for other
+ * commands). */
+static q4_status check_paths(const q4h_cli *cli, q4h_iface *const *ifaces, size_t n_ifaces,
+                             q4_error *err)
 {
     const bool replay = !strcmp(cli->command, "replay");
-    size_t cap = cli->n_caselists + cli->n_kernels + cli->n_operands + 8 +
-                 cli->n_interfaces * (1 + Q4H_IF_MAX_STEPS), n = 0;
+    size_t cap = cli->n_caselists + cli->n_kernels + cli->n_operands + 8 + cli->n_interfaces +
+                 n_ifaces * Q4H_IF_MAX_STEPS, n = 0;
     q4h_path_use *u = malloc(cap * sizeof *u);
     if (!u)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory checking paths");
@@ -264,11 +266,11 @@ static q4_status check_paths(const q4h_cli *cli, q4h_iface *const *ifaces, q4_er
     for (size_t i = 0; i < cli->n_kernels; i++)
         if (strchr(cli->kernel_args[i], '='))
             USE("--kernel", strchr(cli->kernel_args[i], '=') + 1, Q4H_READ);
-    for (size_t i = 0; ifaces && i < cli->n_interfaces; i++) {
+    for (size_t i = 0; ifaces && i < cli->n_interfaces; i++)
         USE("--interface", cli->interface_args[i], Q4H_READ);
+    for (size_t i = 0; ifaces && i < n_ifaces; i++)   /* every op of a kernel set */
         for (int k = 0; k < ifaces[i]->n_steps; k++)
             USE("the module of --interface", ifaces[i]->steps[k].module, Q4H_READ);
-    }
     for (size_t i = 0; i < cli->n_operands; i++)
         USE(cli->command, cli->operands[i], replay ? Q4H_READ_DUMPS : Q4H_READ);
     if (cli->dumps)
@@ -306,12 +308,25 @@ static const char *kernel_op(const char *arg)
     return NULL;
 }
 
+/* Whether a selected case runs op. */
+static bool runs_op(const q4_case *cases, size_t n, const char *op)
+{
+    for (size_t c = 0; c < n; c++)
+        if (q4h_case_runs_op(&cases[c], op))   /* a training case runs several */
+            return true;
+    return false;
+}
+
 /* Each --interface file is for an op the selection runs (a file no case used was
- * accepted and did nothing), and no op is replaced both by --kernel and --interface
- * (which of the two ran was left to the launcher). A sharded run asks of the whole
- * selection: a shard may hold no case of the op. */
+ * accepted and did nothing); a kernel set, for at least one of its ops (a set
+ * describes a runtime's every op, of which a filter selects some: its others are
+ * unused, as its runtime leaves them). No op is replaced both by --kernel and
+ * --interface, a set's unused ops included (which of the two ran was left to the
+ * launcher). A sharded run asks of the whole selection: a shard may hold no case of
+ * the op. ifaces: the n_ifaces ops of the files, each file's in a row. */
 static q4_status check_replacements(const q4h_cli *cli, q4h_iface *const *ifaces,
-                                    const q4_case *cases, size_t n, q4_error *err)
+                                    size_t n_ifaces, const q4_case *cases, size_t n,
+                                    q4_error *err)
 {
     q4_case *all = NULL;
     size_t n_all = n;
@@ -325,23 +340,29 @@ static q4_status check_replacements(const q4h_cli *cli, q4h_iface *const *ifaces
             return st;
         cases = all;
     }
-    for (size_t i = 0; i < cli->n_interfaces && st == Q4_OK; i++) {
-        const char *op = ifaces[i]->op->op;
+    for (size_t i = 0, arg = 0; i < n_ifaces && st == Q4_OK; arg++) {
+        const size_t n_ops = ifaces[i]->set_n ? (size_t)ifaces[i]->set_n : 1;
         bool used = false;
-        for (size_t c = 0; c < n_all && !used; c++)
-            used = q4h_case_runs_op(&cases[c], op);   /* a training case runs several */
-        q4_echo(cli->interface_args[i], shown, sizeof shown);
-        if (!used)
+        for (size_t k = i; k < i + n_ops; k++)
+            used |= runs_op(cases, n_all, ifaces[k]->op->op);
+        q4_echo(cli->interface_args[arg], shown, sizeof shown);
+        if (!used && !ifaces[i]->set_n)
             st = q4_fail(err, Q4_ERR_ARG, "--interface %s is for op %s, which no selected case "
                          "runs; select its cases (--filter 'q4cts.%s.*') or leave the file out",
-                         shown, op, op);
-        for (size_t k = 0; k < cli->n_kernels && st == Q4_OK; k++) {
-            const char *kop = kernel_op(cli->kernel_args[k]);
-            if (kop && !strcmp(kop, op))
-                st = q4_fail(err, Q4_ERR_ARG, "--kernel %s and --interface %s both replace op "
-                             "%s; give one of them", q4_echo(cli->kernel_args[k], kshown,
-                             sizeof kshown), shown, op);
-        }
+                         shown, ifaces[i]->op->op, ifaces[i]->op->op);
+        else if (!used)
+            st = q4_fail(err, Q4_ERR_ARG, "--interface %s is a kernel set none of whose %zu ops "
+                         "(%s, ...) a selected case runs; select cases of its ops or leave the "
+                         "file out", shown, n_ops, ifaces[i]->op->op);
+        for (size_t o = i; o < i + n_ops && st == Q4_OK; o++)
+            for (size_t k = 0; k < cli->n_kernels && st == Q4_OK; k++) {
+                const char *kop = kernel_op(cli->kernel_args[k]);
+                if (kop && !strcmp(kop, ifaces[o]->op->op))
+                    st = q4_fail(err, Q4_ERR_ARG, "--kernel %s and --interface %s both replace "
+                                 "op %s; give one of them", q4_echo(cli->kernel_args[k], kshown,
+                                 sizeof kshown), shown, kop);
+            }
+        i += n_ops;
     }
     free(all);
     return st;
@@ -460,23 +481,25 @@ static int cmd_run(const q4h_cli *cli)
         free(cases);
         return fail_usage(&err);
     }
-    q4h_iface **ifaces = NULL;     /* --interface files, and every module the run may use */
+    q4h_iface **ifaces = NULL;     /* --interface files' ops, and every module the run may use */
+    size_t n_ifaces = 0;
     q4h_override *modules = NULL;
     int n_modules = 0;
     q4h_shcov *shcov = NULL;
     if (repro_flags(cli, repro, sizeof repro, &err) != Q4_OK ||
-        q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &err) != Q4_OK ||
-        q4h_ifaces_check_api(ifaces, cli->n_interfaces, backend->wgsl, &err) != Q4_OK ||
-        q4h_ifaces_modules(overrides, overrides ? (int)cli->n_kernels : 0, ifaces, cli->n_interfaces, &modules,
-                           &n_modules, &err) != Q4_OK ||
+        q4h_ifaces_load(cli->interface_args, cli->n_interfaces, &ifaces, &n_ifaces,
+                        &err) != Q4_OK ||
+        q4h_ifaces_check_api(ifaces, n_ifaces, backend->wgsl, &err) != Q4_OK ||
+        q4h_ifaces_modules(overrides, overrides ? (int)cli->n_kernels : 0, ifaces, n_ifaces,
+                           &modules, &n_modules, &err) != Q4_OK ||
         ((cli->shader_coverage || cli->bounds_check || cli->race_check) &&
          q4h_shcov_create(modules, n_modules, cli->shader_coverage != NULL,
                           cli->bounds_check != 0, cli->race_check != 0, &shcov, &err) != Q4_OK) ||
-        check_replacements(cli, ifaces, cases, n, &err) != Q4_OK ||
-        check_paths(cli, ifaces, &err) != Q4_OK ||
+        check_replacements(cli, ifaces, n_ifaces, cases, n, &err) != Q4_OK ||
+        check_paths(cli, ifaces, n_ifaces, &err) != Q4_OK ||
         (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)) {
         q4h_shcov_free(shcov);
-        q4h_ifaces_free(ifaces, cli->n_interfaces);
+        q4h_ifaces_free(ifaces, n_ifaces);
         free(modules);
         q4h_overrides_free(overrides, cli->n_kernels);
         q4h_expectations_free(expect);
@@ -492,7 +515,7 @@ static int cmd_run(const q4h_cli *cli)
         .dump_all = cli->dump_all != 0,
         .overrides = overrides, .n_overrides = overrides ? (int)cli->n_kernels : 0,
         .kernel_args = cli->kernel_args, .n_kernel_args = cli->n_kernels, .repro_flags = repro,
-        .interfaces = (const q4h_iface *const *)ifaces, .n_interfaces = (int)cli->n_interfaces,
+        .interfaces = (const q4h_iface *const *)ifaces, .n_interfaces = (int)n_ifaces,
         /* Several submissions (uploads, dispatches, downloads) per repeat, plus the reference. */
         .watchdog_s = (4.0 * cli->timeout_s + 60.0) * cli->repeat,
         /* WebGPU: the worker gets 4 x --timeout per run of a case (docs/webgpu.md) */
@@ -505,7 +528,7 @@ static int cmd_run(const q4h_cli *cli)
     if (shcov)
         opt.vk.probes = q4h_shcov_probes(shcov);
     s.planned = n;
-    q4h_ifaces_describe(stdout, ifaces, cli->n_interfaces, cases, n);   /* what runs, claimed */
+    q4h_ifaces_describe(stdout, ifaces, n_ifaces, cases, n);   /* what runs, claimed */
     s.console = q4_console_new(stdout, n, cli->strict);
     q4h_sink sink = { .user = &s, .device = on_device, .begin = on_begin,
                       .finished = on_finished, .result = on_result, .problem = on_problem };
@@ -568,7 +591,7 @@ static int cmd_run(const q4h_cli *cli)
         rc = 128 + stopped;   /* as a shell reports a command a signal ended: 130, 143 */
     q4_console_free(s.console);
     q4h_shcov_free(shcov);
-    q4h_ifaces_free(ifaces, cli->n_interfaces);
+    q4h_ifaces_free(ifaces, n_ifaces);
     free(modules);
     q4h_overrides_free(overrides, cli->n_kernels);
     q4h_expectations_free(expect);
@@ -594,7 +617,7 @@ static int run_command(q4h_cli *cli)
     q4_error err = { 0 };
     if ((!strcmp(cli->command, "perf") || !strcmp(cli->command, "replay") ||
          !strcmp(cli->command, "merge") || !strcmp(cli->command, "report")) &&
-        (check_paths(cli, NULL, &err) != Q4_OK ||
+        (check_paths(cli, NULL, 0, &err) != Q4_OK ||
          (cli->dump_dir && check_dump_dir(cli->dump_dir, &err) != Q4_OK)))
         return fail_usage(&err);
     q4h_override *none = NULL;   /* perf loads Vulkan's overrides itself (perf.c) */

@@ -57,7 +57,8 @@ typedef struct q4h_run_options {
     int n_overrides;
     const char *const *kernel_args;  /* --kernel NAME=FILE as given (WebGPU: WGSL files) */
     size_t n_kernel_args;
-    const struct q4h_iface *const *interfaces;   /* --interface: one per op, or none */
+    /* --interface: one per op described (a kernel set's file gives several), or none */
+    const struct q4h_iface *const *interfaces;
     int n_interfaces;
     const char *repro_flags;   /* flags that a reproducing command line needs beside --filter */
     double watchdog_s;         /* the parent's limit for one case, all repeats included */

@@ -143,7 +143,9 @@ typedef struct q4h_if_override {
 typedef struct q4h_if_step {
     char name[32];
     char kernel[64];           /* OP.NAME */
-    char origin[200];          /* "interface kernel FILE:NAME", for messages */
+    char origin[200];          /* "interface kernel FILE:NAME" ("FILE:OP.NAME" for an op
+                                * of a set: two ops may have steps of one name), for
+                                * messages */
     char module[512];          /* the module's path as resolved */
     char entry[64];
     uint32_t *words;           /* a SPIR-V step's module */
@@ -185,9 +187,15 @@ typedef struct q4h_if_require {
 } q4h_if_require;
 
 #define Q4H_IF_MAX_REQUIRES 16
+/* The ops of one kernel set ("q4cts-interface-set-1"): SPEC §2 has seven. */
+#define Q4H_IF_MAX_SET_OPS 32
 
 typedef struct q4h_iface {
     char path[512];
+    /* Its place in its file: ops[set_i] of a kernel set of set_n ops (set_n 0: a file of
+     * one op), and `at` the start of its key paths in messages: "ops[I]." or "". */
+    int set_i, set_n;
+    char at[16];
     const q4h_if_op *op;
     q4h_xname names[Q4H_IF_MAX_ALL_NAMES];   /* what its expressions may name */
     int n_names;
@@ -204,29 +212,38 @@ typedef struct q4h_iface {
     int n_buffers;
 } q4h_iface;
 
-/* Reads and checks the file at path, and every step's module (interface_module.c).
- * Any problem is Q4_ERR_ARG "PATH: KEY: sentence" (Q4_ERR_NOMEM for memory). */
-q4_status q4h_iface_load(const char *path, q4h_iface **out, q4_error *err);
+/* Reads and checks the file at path, and every step's module (interface_module.c):
+ * one op's description ("q4cts-interface-1"), or a kernel set's ("q4cts-interface-set-1",
+ * one description per op in "ops"); *out gets its ops (*n of them, in the file's order;
+ * free with q4h_ifaces_free). Any problem is Q4_ERR_ARG "PATH: KEY: sentence", KEY
+ * starting "ops[I]." in a set (Q4_ERR_NOMEM for memory). */
+q4_status q4h_iface_load(const char *path, q4h_iface ***out, size_t *n, q4_error *err);
 /* The same from text already read; `path` names it and anchors relative paths. */
-q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_iface **out,
-                          q4_error *err);
+q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_iface ***out,
+                          size_t *n, q4_error *err);
 void q4h_iface_free(q4h_iface *f);
+/* Where f is described, for messages: "PATH", or "PATH (ops[I])" for an op of a set
+ * (PATH echoed, q4_echo). */
+const char *q4h_iface_where(const q4h_iface *f, char *buf, size_t size);
 
 /* interface_module.c: checks step s against its module's reflection. */
 q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_error *err);
 
 /* ---------------- a run's files (interface_cli.c) ---------------- */
 
-/* Loads each path (one file per op: a second file of an op is Q4_ERR_ARG). */
-q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, q4_error *err);
+/* Loads each path, a one-op file or a kernel set, into the run's ops (*n_out of them,
+ * the files' ops in the order given): two descriptions of one op, in one set or in two
+ * files, are Q4_ERR_ARG naming both. */
+q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, size_t *n_out,
+                          q4_error *err);
 void q4h_ifaces_free(q4h_iface **f, size_t n);
-/* For each file, one line to out: its op, steps and preconditions, and how many of the
+/* For each op described, one line to out: its op, steps and preconditions, and how many of the
  * selected cases (cases, n) of its op they leave out (those naming a device limit are
  * decided on the device, case by case). */
-void q4h_ifaces_describe(FILE *out, q4h_iface *const *f, size_t n_files, const q4_case *cases,
+void q4h_ifaces_describe(FILE *out, q4h_iface *const *f, size_t n_ops, const q4_case *cases,
                          size_t n);
-/* Every file's steps are of the run's API (WGSL for webgpu, SPIR-V for vulkan);
- * Q4_ERR_ARG naming the file otherwise. */
+/* Every op's steps are of the run's API (WGSL for webgpu, SPIR-V for vulkan);
+ * Q4_ERR_ARG naming the file (and the op's place in a set) otherwise. */
 q4_status q4h_ifaces_check_api(q4h_iface *const *f, size_t n, bool webgpu, q4_error *err);
 /* ov followed by every step's module of f, as overrides (kernel = OP.STEP), for the
  * probes of --shader-coverage and --bounds-check; *out is malloc'ed (the words stay

@@ -197,7 +197,9 @@ q4_status q4h_if_case_start(q4h_if_case *k, const q4h_iface *f, const q4h_op *op
                                f->buffers[b].key);
     }
     if (c->bias && !bias_bound)
-        return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "the file binds no bias, and this case has one");
+        return q4h_if_fail(k, Q4_ERR_UNSUPPORTED, "%.*s%sthe file binds no bias, and this case "
+                           "has one", f->at[0] ? (int)strlen(f->at) - 1 : 0, f->at,
+                           f->at[0] ? ": " : "");   /* in a set, "ops[I]: " */
     return Q4_OK;
 }
 

@@ -1,7 +1,8 @@
-/* interface_cli.c: the --interface files of one run (interface.h): loaded before any
- * case (one per op) and matched to the run's API, and their SPIR-V modules listed
- * beside the --kernel overrides for --shader-coverage and --bounds-check, which probe
- * every module a run may use. A float constant beyond fp32's range is refused here. */
+/* interface_cli.c: the --interface files of one run (interface.h), files of one op and
+ * kernel sets alike: their ops loaded before any case (each op described once) and
+ * matched to the run's API, and their SPIR-V modules listed beside the --kernel
+ * overrides for --shader-coverage and --bounds-check, which probe every module a run
+ * may use. A float constant beyond fp32's range is refused here. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,24 +64,45 @@ static q4_status check_floats(const q4h_iface *f, q4_error *err)
     return st;
 }
 
-q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, q4_error *err)
+q4_status q4h_ifaces_load(const char *const *paths, size_t n, q4h_iface ***out, size_t *n_out,
+                          q4_error *err)
 {
-    q4h_iface **f = calloc(n ? n : 1, sizeof *f);
-    q4_status st = f ? Q4_OK : q4_fail(err, Q4_ERR_NOMEM, "out of memory");
+    q4h_iface **all = NULL;
+    size_t n_all = 0;
+    q4_status st = Q4_OK;
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
-        st = q4h_iface_load(paths[i], &f[i], err);
-        if (st == Q4_OK)
-            st = check_floats(f[i], err);
-        for (size_t j = 0; st == Q4_OK && j < i; j++)
-            if (f[j]->op == f[i]->op)
-                st = q4_fail(err, Q4_ERR_ARG, "--interface: %s and %s both describe op %s; give "
-                             "one file per op", f[j]->path, f[i]->path, f[i]->op->op);
+        q4h_iface **f = NULL, **grown;
+        size_t n_f = 0;
+        if ((st = q4h_iface_load(paths[i], &f, &n_f, err)) != Q4_OK)
+            break;
+        if (!(grown = realloc(all, (n_all + n_f) * sizeof *all))) {
+            q4h_ifaces_free(f, n_f);
+            st = q4_fail(err, Q4_ERR_NOMEM, "out of memory");
+            break;
+        }
+        all = grown;
+        memcpy(all + n_all, f, n_f * sizeof *f);
+        free(f);   /* its ops are all's now */
+        const size_t first = n_all;
+        n_all += n_f;
+        for (size_t k = first; k < n_all && st == Q4_OK; k++)
+            st = check_floats(all[k], err);
+        /* a set's own ops are each described once (interface_file.c): here, across files */
+        for (size_t k = first; k < n_all && st == Q4_OK; k++)
+            for (size_t j = 0; j < first && st == Q4_OK; j++)
+                if (all[j]->op == all[k]->op) {
+                    char a[Q4_ECHO_MAX + 16], b[Q4_ECHO_MAX + 16];
+                    st = q4_fail(err, Q4_ERR_ARG, "--interface: %s and %s both describe op %s; "
+                                 "give one description per op", q4h_iface_where(all[j], a, sizeof a),
+                                 q4h_iface_where(all[k], b, sizeof b), all[k]->op->op);
+                }
     }
     if (st != Q4_OK) {
-        q4h_ifaces_free(f, n);
+        q4h_ifaces_free(all, n_all);
         return st;
     }
-    *out = f;
+    *out = all;
+    *n_out = n_all;
     return Q4_OK;
 }
 
@@ -89,19 +111,13 @@ q4_status q4h_ifaces_check_api(q4h_iface *const *f, size_t n, bool webgpu, q4_er
     for (size_t i = 0; i < n; i++)
         if (f[i]->wgsl != webgpu) {
             char shown[Q4_ECHO_MAX];
-            return q4_fail(err, Q4_ERR_ARG, "%s: steps[0].%s: a %s step runs only with --api %s "
-                           "(docs/interface-format.md)", q4_echo(f[i]->path, shown, sizeof shown),
+            return q4_fail(err, Q4_ERR_ARG, "%s: %ssteps[0].%s: a %s step runs only with --api "
+                           "%s (docs/interface-format.md)",
+                           q4_echo(f[i]->path, shown, sizeof shown), f[i]->at,
                            webgpu ? "spirv" : "wgsl", webgpu ? "SPIR-V" : "WGSL",
                            webgpu ? "vulkan" : "webgpu");
         }
     return Q4_OK;
-}
-
-void q4h_ifaces_free(q4h_iface **f, size_t n)
-{
-    for (size_t i = 0; f && i < n; i++)
-        q4h_iface_free(f[i]);
-    free(f);
 }
 
 q4_status q4h_ifaces_modules(const q4h_override *ov, int n_ov, q4h_iface *const *f, size_t n,
@@ -126,12 +142,12 @@ q4_status q4h_ifaces_modules(const q4h_override *ov, int n_ov, q4h_iface *const 
     return Q4_OK;
 }
 
-void q4h_ifaces_describe(FILE *out, q4h_iface *const *f, size_t n_files, const q4_case *cases,
+void q4h_ifaces_describe(FILE *out, q4h_iface *const *f, size_t n_ops, const q4_case *cases,
                          size_t n)
 {
-    for (size_t i = 0; i < n_files; i++) {
-        char shown[Q4_ECHO_MAX], text[Q4_ECHO_MAX];
-        fprintf(out, "interface %s: op %s, kernel%s", q4_echo(f[i]->path, shown, sizeof shown),
+    for (size_t i = 0; i < n_ops; i++) {
+        char shown[Q4_ECHO_MAX + 16], text[Q4_ECHO_MAX];
+        fprintf(out, "interface %s: op %s, kernel%s", q4h_iface_where(f[i], shown, sizeof shown),
                 f[i]->op->op, f[i]->n_steps > 1 ? "s" : "");
         for (int s = 0; s < f[i]->n_steps; s++)
             fprintf(out, "%s %s", s ? "," : "", f[i]->steps[s].kernel);

@@ -1,9 +1,11 @@
 /* interface_file.c: reading an interface file (docs/interface-format.md) with json-c
  * into a q4h_iface, with every rule of "What is checked" that needs no module: keys,
  * types, tensors, layouts, accesses, expressions, bindings and scratch buffers; then
- * each step's module is checked by interface_module.c. Every message starts with
- * "PATH: KEY-PATH:". Order: messages and JSON helpers, expressions and fields,
- * bindings, steps, the file's whole-op rules, load and free. */
+ * each step's module is checked by interface_module.c. A kernel set's file holds one
+ * such description per op ("ops"), each read the same way, its key paths starting
+ * "ops[I].". Every message starts with "PATH: KEY-PATH:". Order: messages and JSON
+ * helpers, expressions and fields, bindings, steps, the op's whole-op rules, one op,
+ * a set, load and free. */
 #include "interface.h"
 
 #include <errno.h>
@@ -36,6 +38,15 @@ static q4_status bad(reader *r, const char *key, const char *fmt, ...)
     va_end(ap);
     return q4_fail(r->err, Q4_ERR_ARG, "%s: %s: %s", q4_echo(r->path, shown, sizeof shown), key,
                    text);
+}
+
+/* KEY as a key path of the file: "ops[I].KEY" for an op of a set. Every key of an op
+ * is made from one of these roots, so its stored keys (fields, bindings, buffers)
+ * name their place in a set too. */
+static const char *at(const reader *r, char *buf, size_t size, const char *key)
+{
+    snprintf(buf, size, "%s%s", r->f->at, key);
+    return buf;
 }
 
 /* Refuses keys of obj outside `allowed` and a missing one of `required` (both
@@ -667,8 +678,10 @@ static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_ste
         char shown[Q4_ECHO_MAX];
         const char *base = strrchr(r->path, '/');
         char origin[sizeof s->origin];
-        snprintf(origin, sizeof origin, "interface kernel %.120s:%.31s",
-                 q4_echo(base ? base + 1 : r->path, shown, sizeof shown), kernel + strlen(r->f->op->op) + 1);
+        /* in a set, OP.NAME: two of its ops may name a step alike */
+        snprintf(origin, sizeof origin, "interface kernel %.110s:%.63s",
+                 q4_echo(base ? base + 1 : r->path, shown, sizeof shown),
+                 r->f->set_n ? kernel : kernel + strlen(r->f->op->op) + 1);
         memcpy(s->origin, origin, sizeof origin);
     }
     snprintf(k, sizeof k, "%.80s.entry", key);
@@ -734,16 +747,17 @@ static q4_status get_step(reader *r, const char *key, json_object *o, q4h_if_ste
 static q4_status get_scratch(reader *r, json_object *arr)
 {
     static const char *const allowed[] = { "name", "bytes", NULL };
-    q4_status st = want_type(r, "scratch", arr, json_type_array);
+    char root[32];
+    q4_status st = want_type(r, at(r, root, sizeof root, "scratch"), arr, json_type_array);
     size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
     if (n > Q4H_IF_MAX_SCRATCH)
-        return bad(r, "scratch", "%zu scratch buffers; at most %d are allowed", n,
+        return bad(r, root, "%zu scratch buffers; at most %d are allowed", n,
                    Q4H_IF_MAX_SCRATCH);
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
         json_object *o = json_object_array_get_idx(arr, i), *v;
         q4h_if_scratch *sc = &r->f->scratch[r->f->n_scratch++];
         char k[96];
-        snprintf(sc->key, sizeof sc->key, "scratch[%zu]", i);
+        snprintf(sc->key, sizeof sc->key, "%s[%zu]", root, i);
         if ((st = want_type(r, sc->key, o, json_type_object)) ||
             (st = keys(r, sc->key, o, allowed, allowed)))
             break;
@@ -795,16 +809,17 @@ static q4_status get_requires(reader *r, json_object *arr)
 {
     static const char *const allowed[] = { "condition", "message", NULL };
     static const char *const required[] = { "condition", NULL };
-    q4_status st = want_type(r, "requires", arr, json_type_array);
+    char root[32];
+    q4_status st = want_type(r, at(r, root, sizeof root, "requires"), arr, json_type_array);
     size_t n = st == Q4_OK ? json_object_array_length(arr) : 0;
     if (n > Q4H_IF_MAX_REQUIRES)
-        return bad(r, "requires", "%zu preconditions; at most %d are allowed", n,
+        return bad(r, root, "%zu preconditions; at most %d are allowed", n,
                    Q4H_IF_MAX_REQUIRES);
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
         json_object *o = json_object_array_get_idx(arr, i), *v;
         q4h_if_require *q = &r->f->requires[r->f->n_requires++];
         char k[64];
-        snprintf(q->key, sizeof q->key, "requires[%zu]", i);
+        snprintf(q->key, sizeof q->key, "%.20s[%zu]", root, i);
         if ((st = want_type(r, q->key, o, json_type_object)) ||
             (st = keys(r, q->key, o, allowed, required)))
             break;
@@ -852,8 +867,9 @@ static q4_status whole_op(reader *r)
                            "written: give one of its bindings access \"write\"", tn->name,
                            layouts[f->buffers[b].layout]);
         }
+        char k[32];
         if (!bound && tn->role != Q4H_ROLE_IN_OPTIONAL)
-            return bad(r, "steps", "no step binds tensor %s of op %s (its %s)", tn->name, op->op,
+            return bad(r, at(r, k, sizeof k, "steps"), "no step binds tensor %s of op %s (its %s)", tn->name, op->op,
                        tn->role == Q4H_ROLE_IN ? "input" : "output");
     }
     /* one buffer judged per output: a tensor written in one layout at two row
@@ -881,28 +897,43 @@ static q4_status whole_op(reader *r)
     return Q4_OK;
 }
 
-static q4_status read_root(reader *r, json_object *root)
+#define FORMAT_OP "q4cts-interface-1"
+#define FORMAT_SET "q4cts-interface-set-1"
+
+/* One op's description: a one-op file's top level, or an element of a set's "ops"
+ * (r->f->at says which). Its modules are checked later (check_modules). */
+static q4_status read_op(reader *r, json_object *root)
 {
     static const char *const allowed[] = { "format", "op", "requires", "scratch", "steps",
                                            NULL };
     static const char *const required[] = { "format", "op", "steps", NULL };
     json_object *v;
-    char text[64];
-    q4_status st = want_type(r, "(top level)", root, json_type_object);
-    if (st || (st = keys(r, "(top level)", root, allowed, required)))
+    char text[64], top[32], k[32];
+    if (r->f->at[0])   /* an element of a set is named by its index: "ops[2]" */
+        snprintf(top, sizeof top, "%.*s", (int)strlen(r->f->at) - 1, r->f->at);
+    else
+        snprintf(top, sizeof top, "(top level)");
+    q4_status st = want_type(r, top, root, json_type_object);
+    if (st == Q4_OK && r->f->at[0] && json_object_object_get_ex(root, "format", &v) &&
+        json_object_get_type(v) == json_type_string &&
+        !strcmp(json_object_get_string(v), FORMAT_SET))
+        return bad(r, at(r, k, sizeof k, "format"), "a kernel set holds descriptions of ops "
+                   "(\"" FORMAT_OP "\"), not another set");
+    if (st || (st = keys(r, top, root, allowed, required)))
         return st;
     json_object_object_get_ex(root, "format", &v);
-    if ((st = get_string(r, "format", v, text, sizeof text)))
+    if ((st = get_string(r, at(r, k, sizeof k, "format"), v, text, sizeof text)))
         return st;
-    if (strcmp(text, "q4cts-interface-1"))
-        return bad(r, "format", "expected \"q4cts-interface-1\"");
+    if (strcmp(text, FORMAT_OP))
+        return bad(r, k, r->f->at[0] ? "expected \"" FORMAT_OP "\""
+                   : "expected \"" FORMAT_OP "\" (or \"" FORMAT_SET "\" for a kernel set)");
     json_object_object_get_ex(root, "op", &v);
-    if ((st = get_string(r, "op", v, text, sizeof text)))
+    if ((st = get_string(r, at(r, k, sizeof k, "op"), v, text, sizeof text)))
         return st;
     if (!(r->f->op = q4h_if_op_find(text))) {
         char shown[Q4_ECHO_MAX], ops[256];
         q4h_if_op_names(ops, sizeof ops);
-        return bad(r, "op", "unknown op \"%s\" (see SPEC §2: %s)",
+        return bad(r, k, "unknown op \"%s\" (see SPEC §2: %s)",
                    q4_echo(text, shown, sizeof shown), ops);
     }
     make_names(r->f);
@@ -911,64 +942,144 @@ static q4_status read_root(reader *r, json_object *root)
     if (json_object_object_get_ex(root, "scratch", &v) && (st = get_scratch(r, v)))
         return st;
     json_object_object_get_ex(root, "steps", &v);
-    if ((st = want_type(r, "steps", v, json_type_array)))
+    if ((st = want_type(r, at(r, k, sizeof k, "steps"), v, json_type_array)))
         return st;
     size_t n = json_object_array_length(v);
     if (n < 1 || n > Q4H_IF_MAX_STEPS)
-        return bad(r, "steps", "%zu steps; expected 1 to %d", n, Q4H_IF_MAX_STEPS);
+        return bad(r, k, "%zu steps; expected 1 to %d", n, Q4H_IF_MAX_STEPS);
     for (size_t i = 0; i < n && st == Q4_OK; i++) {
-        char k[32];
-        snprintf(k, sizeof k, "steps[%zu]", i);
-        st = get_step(r, k, json_object_array_get_idx(v, i), &r->f->steps[r->f->n_steps++]);
+        char sk[32];
+        snprintf(sk, sizeof sk, "%ssteps[%zu]", r->f->at, i);
+        st = get_step(r, sk, json_object_array_get_idx(v, i), &r->f->steps[r->f->n_steps++]);
     }
     if (st == Q4_OK)
         st = whole_op(r);
-    /* the modules last: a file's own mistakes are reported before any mismatch */
-    for (int i = 0; i < r->f->n_steps && st == Q4_OK && !r->f->wgsl; i++)
-        st = q4h_iface_check_module(r->f, &r->f->steps[i], r->err);   /* WGSL: the worker's */
+    return st;
+}
+
+/* ---------------- a kernel set ---------------- */
+
+/* A new op of the file into ops[*n]: r->f; set_n 0 for a file of one op. */
+static q4_status new_op(reader *r, q4h_iface **ops, size_t *n, int set_i, int set_n)
+{
+    if (!(r->f = calloc(1, sizeof *r->f)))
+        return q4_fail(r->err, Q4_ERR_NOMEM, "out of memory reading %s", r->path);
+    ops[(*n)++] = r->f;
+    snprintf(r->f->path, sizeof r->f->path, "%s", r->path);
+    r->f->set_i = set_i;
+    r->f->set_n = set_n;
+    if (set_n)
+        snprintf(r->f->at, sizeof r->f->at, "ops[%d].", set_i);
+    return Q4_OK;
+}
+
+/* { "format": FORMAT_SET, "ops": [ DESCRIPTION, ... ] }: a runtime's kernel set, each
+ * DESCRIPTION what a one-op file holds, each op described once. */
+static q4_status read_set(reader *r, json_object *root, q4h_iface **ops, size_t *n)
+{
+    static const char *const allowed[] = { "format", "ops", NULL };
+    json_object *v;
+    q4_status st = keys(r, "(top level)", root, allowed, allowed);
+    if (st)
+        return st;
+    json_object_object_get_ex(root, "ops", &v);
+    if ((st = want_type(r, "ops", v, json_type_array)))
+        return st;
+    const size_t len = json_object_array_length(v);
+    if (len == 0)
+        return bad(r, "ops", "an empty kernel set: describe at least one op");
+    if (len > Q4H_IF_MAX_SET_OPS)
+        return bad(r, "ops", "%zu ops; a kernel set describes at most %d", len,
+                   Q4H_IF_MAX_SET_OPS);
+    for (size_t i = 0; i < len && st == Q4_OK; i++) {
+        if ((st = new_op(r, ops, n, (int)i, (int)len)) ||
+            (st = read_op(r, json_object_array_get_idx(v, i))))
+            break;
+        for (size_t j = 0; j < i; j++)
+            if (ops[j]->op == r->f->op) {
+                char k[32];
+                return bad(r, at(r, k, sizeof k, "op"), "op %s is described at ops[%zu] too; a "
+                           "kernel set describes each op once", r->f->op->op, j);
+            }
+    }
+    return st;
+}
+
+/* Every step's module against the step, after the whole file's own mistakes. */
+static q4_status check_modules(q4h_iface *const *ops, size_t n, q4_error *err)
+{
+    q4_status st = Q4_OK;
+    for (size_t i = 0; i < n; i++)
+        for (int s = 0; s < ops[i]->n_steps && st == Q4_OK && !ops[i]->wgsl; s++)
+            st = q4h_iface_check_module(ops[i], &ops[i]->steps[s], err);   /* WGSL: the worker's */
     return st;
 }
 
 /* ---------------- load and free ---------------- */
 
-q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_iface **out,
-                          q4_error *err)
+q4_status q4h_iface_parse(const char *path, const char *text, size_t size, q4h_iface ***out,
+                          size_t *n, q4_error *err)
 {
     reader r = { .path = path, .err = err };
     const char *slash = strrchr(path, '/');
     if (slash && (size_t)(slash - path) + 1 < sizeof r.dir)
         snprintf(r.dir, sizeof r.dir, "%.*s", (int)(slash - path) + 1, path);
     *out = NULL;
-    if (!(r.f = calloc(1, sizeof *r.f)))
+    *n = 0;
+    q4h_iface **ops = calloc(Q4H_IF_MAX_SET_OPS, sizeof *ops);
+    size_t n_ops = 0;
+    if (!ops)
         return q4_fail(err, Q4_ERR_NOMEM, "out of memory reading %s", path);
-    snprintf(r.f->path, sizeof r.f->path, "%s", path);
     char what[Q4_ECHO_MAX + 32], shown[Q4_ECHO_MAX];
     snprintf(what, sizeof what, "%s: (top level): the file", q4_echo(path, shown, sizeof shown));
     json_object *root = q4h_json_parse_object(text, size, what, err);   /* RFC 8259, strictly */
-    q4_status st = root ? read_root(&r, root) : err ? err->status : Q4_ERR_ARG;
+    json_object *format;
+    q4_status st;
+    if (!root)
+        st = err ? err->status : Q4_ERR_ARG;
+    else if (json_object_get_type(root) == json_type_object &&
+             json_object_object_get_ex(root, "format", &format) &&
+             json_object_get_type(format) == json_type_string &&
+             !strcmp(json_object_get_string(format), FORMAT_SET))
+        st = read_set(&r, root, ops, &n_ops);
+    else if ((st = new_op(&r, ops, &n_ops, 0, 0)) == Q4_OK)
+        st = read_op(&r, root);
+    if (st == Q4_OK)
+        st = check_modules(ops, n_ops, err);
     json_object_put(root);
     if (st != Q4_OK) {
-        q4h_iface_free(r.f);
+        q4h_ifaces_free(ops, n_ops);
         return st;
     }
-    *out = r.f;
+    *out = ops;
+    *n = n_ops;
     return Q4_OK;
 }
 
-q4_status q4h_iface_load(const char *path, q4h_iface **out, q4_error *err)
+q4_status q4h_iface_load(const char *path, q4h_iface ***out, size_t *n, q4_error *err)
 {
     size_t size;
     char *text = q4h_read_file(path, &size);
     if (!text) {
         char shown[Q4_ECHO_MAX];
         *out = NULL;
+        *n = 0;
         return q4_fail(err, errno == ENOMEM ? Q4_ERR_NOMEM : Q4_ERR_ARG,
                        "--interface: cannot read %s: %s", q4_echo(path, shown, sizeof shown),
                        q4_file_strerror(errno));
     }
-    q4_status st = q4h_iface_parse(path, text, size, out, err);
+    q4_status st = q4h_iface_parse(path, text, size, out, n, err);
     free(text);
     return st;
+}
+
+const char *q4h_iface_where(const q4h_iface *f, char *buf, size_t size)
+{
+    char shown[Q4_ECHO_MAX];
+    snprintf(buf, size, "%s", q4_echo(f->path, shown, sizeof shown));
+    if (f->set_n)
+        snprintf(buf + strlen(buf), size - strlen(buf), " (ops[%d])", f->set_i);
+    return buf;
 }
 
 static void fields_free(q4h_if_fields *fs)
@@ -1007,5 +1118,12 @@ void q4h_iface_free(q4h_iface *f)
     }
     for (int i = 0; i < f->n_buffers; i++)
         q4h_expr_free(f->buffers[i].row_stride);
+    free(f);
+}
+
+void q4h_ifaces_free(q4h_iface **f, size_t n)
+{
+    for (size_t i = 0; f && i < n; i++)
+        q4h_iface_free(f[i]);
     free(f);
 }

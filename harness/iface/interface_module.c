@@ -108,7 +108,7 @@ q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_er
 {
     char key[96], what[700], shown[Q4_ECHO_MAX];
     const int index = (int)(s - f->steps);
-    snprintf(key, sizeof key, "steps[%d]", index);
+    snprintf(key, sizeof key, "%ssteps[%d]", f->at, index);
     snprintf(what, sizeof what, "%s: %s.spirv", q4_echo(f->path, shown, sizeof shown), key);
     q4spv_module m;
     q4spv_interface in;
@@ -139,7 +139,7 @@ q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_er
     if ((st = check_bindings(f, s, key, &in, err)))
         return st;
     if (s->push.bytes != in.push_bytes) {
-        snprintf(key, sizeof key, "steps[%d].push_constants", index);
+        snprintf(key, sizeof key, "%ssteps[%d].push_constants", f->at, index);
         return refuse(f, key, err, "the file's push constants fill %u bytes, the module's block "
                       "is %u bytes", s->push.bytes, in.push_bytes);
     }
@@ -151,6 +151,6 @@ q4_status q4h_iface_check_module(const q4h_iface *f, const q4h_if_step *s, q4_er
             return refuse(f, s->spec[i].key, err, "the module has no specialisation constant %u",
                           s->spec[i].id);
     }
-    snprintf(key, sizeof key, "steps[%d].local_size", index);
+    snprintf(key, sizeof key, "%ssteps[%d].local_size", f->at, index);
     return check_local_size(f, s, key, &in, err);
 }

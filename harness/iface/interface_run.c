@@ -65,7 +65,7 @@ static q4_status make_step(run *r, q4vk_context *ctx, int si, q4vk_described_ste
                                 .push = r->push[si], .fold = s->fold, .origin = s->origin };
     for (int dim = 0; dim < 3 && st == Q4_OK; dim++) {
         int64_t v;
-        snprintf(key, sizeof key, "steps[%d].local_size[%d]", si, dim);
+        snprintf(key, sizeof key, "%ssteps[%d].local_size[%d]", r->k.f->at, si, dim);
         if ((st = q4h_if_eval_int(&r->k, s->local[dim], key, 1, UINT32_MAX, &v)) || s->local_id[dim] < 0)
             continue;
         d->spec.ids[d->spec.count] = (uint32_t)s->local_id[dim];
@@ -81,7 +81,7 @@ static q4_status make_step(run *r, q4vk_context *ctx, int si, q4vk_described_ste
         st = q4h_if_eval_fields(&r->k, &s->push, r->push[si]);
     for (int dim = 0; dim < 3 && st == Q4_OK; dim++) {
         int64_t v;
-        snprintf(key, sizeof key, "steps[%d].workgroups[%d]", si, dim);
+        snprintf(key, sizeof key, "%ssteps[%d].workgroups[%d]", r->k.f->at, si, dim);
         st = q4h_if_eval_int(&r->k, s->groups[dim], key, 0, INT64_MAX, &v);
         d->groups[dim] = (uint64_t)v;
     }

@@ -21,7 +21,7 @@ static q4_status grid(const q4h_if_case *k, int si, uint32_t max, int64_t g[3])
     q4_status st = Q4_OK;
     for (int d = 0; d < 3 && st == Q4_OK; d++) {
         char key[64];
-        snprintf(key, sizeof key, "steps[%d].workgroups[%d]", si, d);
+        snprintf(key, sizeof key, "%ssteps[%d].workgroups[%d]", k->f->at, si, d);
         st = q4h_if_eval_int(k, s->groups[d], key, 0, INT64_MAX, &g[d]);
     }
     if (st != Q4_OK || !g[0] || !g[1] || !g[2])
@@ -78,12 +78,14 @@ static q4_status constants(const q4h_if_case *k, const q4h_if_step *s, bool chec
     return st;
 }
 
-/* What the worker gets of step s besides its bindings. */
-static json_object *step_json(const q4h_if_step *s, int si)
+/* What the worker gets of step si of f besides its bindings (its key names it in the
+ * worker's refusals). */
+static json_object *step_json(const q4h_iface *f, int si)
 {
+    const q4h_if_step *s = &f->steps[si];
     json_object *o = json_object_new_object();
-    char key[32];
-    snprintf(key, sizeof key, "steps[%d]", si);
+    char key[48];
+    snprintf(key, sizeof key, "%ssteps[%d]", f->at, si);
     json_object_object_add(o, "key", json_object_new_string(key));
     json_object_object_add(o, "kernel", json_object_new_string(s->kernel));
     json_object_object_add(o, "source", json_object_new_string(s->wgsl));
@@ -106,7 +108,7 @@ json_object *q4h_iface_wg_check(const q4h_iface *f)
     q4h_if_case k = { .f = f };
     for (int si = 0; si < f->n_steps; si++) {
         const q4h_if_step *s = &f->steps[si];
-        json_object *o = step_json(s, si), *consts = json_object_new_object(),
+        json_object *o = step_json(f, si), *consts = json_object_new_object(),
                     *binds = json_object_new_array();
         constants(&k, s, true, consts);
         for (int b = 0; b < s->n_bind; b++) {
@@ -174,7 +176,7 @@ q4_status q4h_iface_wg_case(const q4h_iface *f, const q4h_op *op, const q4_case 
     for (int si = 0; si < f->n_steps && st == Q4_OK; si++) {
         const q4h_if_step *s = &f->steps[si];
         int64_t g[3];
-        json_object *o = step_json(s, si), *consts = json_object_new_object(),
+        json_object *o = step_json(f, si), *consts = json_object_new_object(),
                     *binds = json_object_new_array(), *groups = json_object_new_array();
         json_object_object_add(o, "constants", consts);
         json_object_object_add(o, "bindings", binds);

@@ -2,7 +2,8 @@
 # test_wgsl_checks.sh: WGSL steps of interface files (docs/interface-format.md): the
 # file's rules (exit 2, "FILE: KEY: why"), the WebGPU worker's checks of each module
 # before any case (compilation, entry point, overrides, bindings against the
-# pipeline's layout), and a case's grid folded or refused against lowered limits.
+# pipeline's layout; each op of a kernel set, its keys starting "ops[I]."), and a
+# case's grid folded or refused against lowered limits.
 #   usage: test_wgsl_checks.sh Q4CTS SOURCE_DIR WORK_DIR ICD
 # Exit 77 only when Node.js, Dawn's package or Mesa 25's lavapipe is missing outside CI
 # (tests/needs.sh).
@@ -244,6 +245,22 @@ sed 's/"value": "align(K, 8) \/ 2"}\]/"value": "K \/ 2"}]/' rows.json >rows_pitc
 grep -q '"value": "K / 2"}]' rows_pitch.json || fail "rows_pitch.json was not made"
 expect 1 '^Fail +q4cts.q4gsw_requant.odd_n4.n12_k36_g12 .*margin inf' -- \
   "$q4cts" run --api webgpu --filter q4cts.q4gsw_requant.odd_n4.n12_k36_g12 --interface rows_pitch.json
+
+# ---- a kernel set (docs/interface-format.md, "Kernel sets"): the worker checks every
+# op of it, and its refusals name the op's place ----
+python3 - "$src/tests/interfaces/webgpu" >wset.json <<'EOF2' || fail "making wset.json failed"
+import json, sys
+ops = []
+for op in ("adamw_step", "dequantize"):
+    f = json.load(open(f"{sys.argv[1]}/{op}/{op}.json"))
+    for s in f["steps"]:
+        s["wgsl"] = f"{sys.argv[1]}/{op}/{s['wgsl']}"
+    ops.append(f)
+ops[1]["steps"][0]["entry"] = "nowhere"
+print(json.dumps({"format": "q4cts-interface-set-1", "ops": ops}))
+EOF2
+expect 2 'wset.json: ops\[1\].steps\[0\].entry: Dawn cannot make the pipeline: Entry point ""nowhere"" doesn.t exist' -- \
+  "$q4cts" run --api webgpu "${one[@]}" --interface wset.json
 
 echo "$checks checks, $failures failures"
 [ "$failures" -eq 0 ]
