@@ -104,6 +104,9 @@ typedef struct pass {
     uint32_t fn_race, fn_enter, fn_leave;
     uint32_t *entry_fns;
     size_t n_entry_fns;
+    uint32_t *shared_fns;      /* the functions that access shared memory, themselves
+                                  or through a call (shared_functions) */
+    size_t n_shared_fns;
     uint32_t *wg_ids;          /* the Workgroup variables, map->race_vars order */
     struct wsz *wg_base;       /* each one's first word */
     uint32_t (*specops)[4];    /* OpSpecConstantOp: id, opcode, a, b */
@@ -842,14 +845,10 @@ static void race_access(pass *p, words *b, size_t k, q4spv_pos at)
     if (p->nomem)
         return;
     map->race_sites[map->n_race_sites++] = (q4spv_race_site){ var, cls, at };
-    /* one call per word, no loop: loops in divergent control flow are what drivers
-     * get wrong most often, and a probe must not change what the kernel does */
-    for (uint32_t j = 0; j < n.v; j++) {
-        uint32_t wj = j ? op2(p, b, SpvOpIAdd, p->t_uint, off_id, konst(p, j)) : off_id;
-        inst(b, SpvOpFunctionCall, 10, p->t_void, new_id(p), p->fn_race, konst(p, site), wj,
-             wsz_id(p, p->wg_base[var]), konst(p, 1), konst(p, cls), konst(p, conflicts[cls]),
-             konst(p, flags));
-    }
+    /* one call for the access's n words (fn_race loops over them) */
+    inst(b, SpvOpFunctionCall, 10, p->t_void, new_id(p), p->fn_race, konst(p, site), off_id,
+         wsz_id(p, p->wg_base[var]), konst(p, n.v), konst(p, cls), konst(p, conflicts[cls]),
+         konst(p, flags));
     return;
 unchecked:
     p->map->race_unchecked++;
@@ -878,7 +877,8 @@ static void emit_race_fns(pass *p, words *b)
     /* ---- fn_race(site, off, vbase, n, cls, conf, flags) ---- */
     uint32_t site = new_id(p), off = new_id(p), vb = new_id(p), n = new_id(p), cls = new_id(p),
              conf = new_id(p), flags = new_id(p);
-    uint32_t L0 = new_id(p);
+    uint32_t L0 = new_id(p), Lh = new_id(p), Lb = new_id(p), Lc = new_id(p), Lx = new_id(p);
+    uint32_t j = new_id(p), j1 = new_id(p);
     inst(b, SpvOpFunction, 4, p->t_void, p->fn_race, SpvFunctionControlMaskNone, p->t_fn_race);
     uint32_t params[7] = { site, off, vb, n, cls, conf, flags };
     for (int i = 0; i < 7; i++)
@@ -886,16 +886,10 @@ static void emit_race_fns(pass *p, words *b)
     inst(b, SpvOpLabel, 1, L0);
     uint32_t limit = hdr(p, b, 0), rep = hdr(p, b, 2);
     uint32_t base = ld(p, b, u, p->v_base), inv = ld(p, b, u, p->v_inv),
-             ep1 = ld(p, b, u, p->v_ep1), pos = ld(p, b, u, p->v_pos);
-    inst(b, SpvOpStore, 2, p->v_pos, op2(p, b, SpvOpIAdd, u, pos, konst(p, 1)));
+             ep1 = ld(p, b, u, p->v_ep1);
     uint32_t E = op2(p, b, SpvOpShiftLeftLogical, u, ep1, konst(p, 11));
     uint32_t meMax = op2(p, b, SpvOpBitwiseOr, u, E, inv);
     uint32_t meMin = op2(p, b, SpvOpBitwiseOr, u, E, op2(p, b, SpvOpISub, u, konst(p, 2047), inv));
-    uint32_t posc = sel(p, b, u, op2(p, b, SpvOpULessThan, bo, pos, konst(p, 65535)), pos,
-                        konst(p, 65535));
-    uint32_t posv = op2(p, b, SpvOpBitwiseOr, u, op2(p, b, SpvOpShiftLeftLogical, u, posc,
-                                                     konst(p, 16)),
-                        op2(p, b, SpvOpIAdd, u, site, konst(p, 1)));
     uint32_t isw = op2(p, b, SpvOpINotEqual, bo, op2(p, b, SpvOpBitwiseAnd, u, flags, konst(p, 4)),
                        konst(p, 0));
     uint32_t mysw = sel(p, b, u, isw, konst(p, 8), konst(p, 9));
@@ -905,9 +899,26 @@ static void emit_race_fns(pass *p, words *b)
                          op2(p, b, SpvOpBitwiseAnd, u, flags, konst(p, 2)), konst(p, 0));
     uint32_t hasbase = op2(p, b, SpvOpINotEqual, bo, base, NONE);
     uint32_t cls2 = op2(p, b, SpvOpIMul, u, cls, konst(p, 2));
+    /* One loop over the access's n words (a vec4: 4), kept rolled: one body per access
+     * site rather than one per word, since the driver's compile time grows with the
+     * probes' code (lavapipe's LLVM). Every invocation runs it n times, n a constant of
+     * the call, with no barrier inside. */
+    inst(b, SpvOpBranch, 1, Lh);
+    inst(b, SpvOpLabel, 1, Lh);
+    inst(b, SpvOpPhi, 6, u, j, konst(p, 0), L0, j1, Lc);
+    uint32_t next_word = op2(p, b, SpvOpULessThan, bo, j, n);
+    inst(b, SpvOpLoopMerge, 3, Lx, Lc, SpvLoopControlDontUnrollMask);
+    inst(b, SpvOpBranchConditional, 3, next_word, Lb, Lx);
+    inst(b, SpvOpLabel, 1, Lb);
+    uint32_t pos = ld(p, b, u, p->v_pos);
+    inst(b, SpvOpStore, 2, p->v_pos, op2(p, b, SpvOpIAdd, u, pos, konst(p, 1)));
+    uint32_t posc = sel(p, b, u, op2(p, b, SpvOpULessThan, bo, pos, konst(p, 65535)), pos,
+                        konst(p, 65535));
+    uint32_t posv = op2(p, b, SpvOpBitwiseOr, u, op2(p, b, SpvOpShiftLeftLogical, u, posc,
+                                                     konst(p, 16)),
+                        op2(p, b, SpvOpIAdd, u, site, konst(p, 1)));
 
-    uint32_t w = off, wa = op2(p, b, SpvOpIAdd, u, vb, w);
-    (void)n;
+    uint32_t w = op2(p, b, SpvOpIAdd, u, off, j), wa = op2(p, b, SpvOpIAdd, u, vb, w);
     uint32_t ok = op2(p, b, SpvOpLogicalAnd, bo, op2(p, b, SpvOpULessThan, bo, wa, limit), hasbase);
     /* Branch-free: an access the shadow does not cover works on a scratch record,
      * and only a finding writes a report (else the scratch one). */
@@ -977,6 +988,11 @@ static void emit_race_fns(pass *p, words *b)
     for (uint32_t i = 0; i < 4; i++)
         inst(b, SpvOpStore, 2, ptr_access(p, b, op2(p, b, SpvOpIAdd, u, rs, konst(p, 1 + i))),
              vals[i]);
+    inst(b, SpvOpBranch, 1, Lc);
+    inst(b, SpvOpLabel, 1, Lc);
+    inst(b, SpvOpIAdd, 4, u, j1, j, konst(p, 1));
+    inst(b, SpvOpBranch, 1, Lh);
+    inst(b, SpvOpLabel, 1, Lx);
     inst(b, SpvOpReturn, 0);
     inst(b, SpvOpFunctionEnd, 0);
 
@@ -1089,15 +1105,65 @@ static bool is_line(uint32_t op) { return op == SpvOpLine || op == SpvOpNoLine; 
 /* Whether the loop whose OpLoopMerge is instruction k accesses shared memory in its
  * own blocks: those between its header and its merge block, which structured SPIR-V
  * (glslang's, at least) emits in that order. Calls are not followed. */
-static bool loop_touches_shared(const q4spv_module *m, size_t k)
+static bool is_shared_fn(const pass *p, uint32_t fn)
 {
+    for (size_t i = 0; i < p->n_shared_fns; i++)
+        if (p->shared_fns[i] == fn)
+            return true;
+    return false;
+}
+
+/* Whether instruction k accesses shared memory, or calls a function that does. */
+static bool touches_shared(const pass *p, size_t k)
+{
+    const q4spv_module *m = p->m;
+    uint32_t ptr, type;
+    q4spv_access access;
+    if (m->insts[k].opcode == SpvOpFunctionCall)
+        return is_shared_fn(p, q4spv_word(m, k, 3));
+    return access_of(m, k, &ptr, &type, &access) && points_to_shared(m, ptr);
+}
+
+/* p->shared_fns: every function with a shared-memory access in its body or a call of
+ * such a function (a GEMM's tile stores are often helper functions called in its
+ * loops), found by repeating the scan until no function is added. */
+static void shared_functions(pass *p)
+{
+    const q4spv_module *m = p->m;
+    for (bool added = true; added && !p->nomem;) {
+        added = false;
+        uint32_t fn = 0;
+        for (size_t k = 0; k < m->n_insts; k++) {
+            uint32_t op = m->insts[k].opcode;
+            if (op == SpvOpFunction)
+                fn = m->insts[k].result_id;
+            else if (op == SpvOpFunctionEnd)
+                fn = 0;
+            else if (fn && !is_shared_fn(p, fn) && touches_shared(p, k)) {
+                void *g = realloc(p->shared_fns, (p->n_shared_fns + 1) * sizeof *p->shared_fns);
+                if (!g) {
+                    p->nomem = 1;
+                    return;
+                }
+                p->shared_fns = g;
+                p->shared_fns[p->n_shared_fns++] = fn;
+                added = true;
+            }
+        }
+    }
+}
+
+/* Whether the loop whose OpLoopMerge is at k accesses shared memory in its own blocks
+ * (those between it and its merge block), directly or through a call. */
+static bool loop_touches_shared(const pass *p, size_t k)
+{
+    const q4spv_module *m = p->m;
     uint32_t merge = q4spv_word(m, k, 1);
     for (size_t i = k + 1; i < m->n_insts; i++) {
-        uint32_t op = m->insts[i].opcode, ptr, type;
-        q4spv_access access;
+        uint32_t op = m->insts[i].opcode;
         if (op == SpvOpFunctionEnd || (op == SpvOpLabel && q4spv_word(m, i, 1) == merge))
             return false;
-        if (access_of(m, i, &ptr, &type, &access) && points_to_shared(m, ptr))
+        if (touches_shared(p, i))
             return true;
     }
     return false;
@@ -1187,7 +1253,7 @@ static void emit_block(pass *p, words *b, size_t k0, size_t k1, bool first_block
         }
         size_t copied_at = b->n;
         copy_inst(b, m, k);
-        if (p->race && op == SpvOpLoopMerge && !b->nomem && loop_touches_shared(m, k))
+        if (p->race && op == SpvOpLoopMerge && !b->nomem && loop_touches_shared(p, k))
             keep_loop_rolled(b, copied_at);
         if (p->race && op == SpvOpControlBarrier)
             race_barrier(p, b, k);
@@ -1348,6 +1414,7 @@ q4_status q4spv_instrument(const uint32_t *in, size_t n, const q4spv_options *op
     if (opt->race && race_plan(&p) && !p.nomem) {
         p.race = true;
         race_ids(&p);
+        shared_functions(&p);
     }
 
     emit_functions(&p, &body, first_fn);
@@ -1455,6 +1522,7 @@ done:
     free(p.const_id);
     free(p.file_ids);
     free(p.entry_fns);
+    free(p.shared_fns);
     free(p.wg_ids);
     free(p.wg_base);
     free(p.specops);

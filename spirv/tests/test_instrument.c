@@ -385,6 +385,80 @@ START_TEST(race_probes_keep_shared_loops_rolled)
 }
 END_TEST
 
+/* In probed module w: whether function fn calls the race probe (the callee of 7
+ * arguments whose body has atomics), itself or through calls, depth levels deep. */
+static bool calls_probe(const q4spv_module *m, uint32_t fn, uint32_t probe, int depth)
+{
+    uint32_t cur = 0;
+    for (size_t k = 0; k < m->n_insts && depth > 0; k++) {
+        uint32_t op = m->insts[k].opcode;
+        if (op == SpvOpFunction)
+            cur = m->insts[k].result_id;
+        else if (cur == fn && op == SpvOpFunctionCall &&
+                 (q4spv_word(m, k, 3) == probe || calls_probe(m, q4spv_word(m, k, 3), probe,
+                                                              depth - 1)))
+            return true;
+    }
+    return false;
+}
+
+/* No loop that the driver is asked to unroll holds a race probe, directly or in a
+ * function it calls (which the driver inlines), and each access site is one call of
+ * the probe, whatever its width: the probes' code is what lavapipe's compile time
+ * grows with (Mesa 25's LLVM took 65-131 s for one probed GEMM). */
+START_TEST(race_probes_once_per_site)
+{
+    static const q4spv_options race = { .set = 1, .race = true };
+    static const char *const gemms[] = { "linear_q4gsw_tiled", "linear_q4gsw_backward_tiled",
+                                         "linear_dw_tiled", "fused_ce" };
+    int n_kernels, checked = 0;
+    const q4vk_kernel *k = q4vk_kernels(&n_kernels);
+    for (int i = 0; i < n_kernels; i++) {
+        bool want = false;
+        for (size_t g = 0; g < sizeof gemms / sizeof gemms[0]; g++)
+            want |= !strcmp(k[i].name, gemms[g]);
+        if (!want)
+            continue;
+        uint32_t *out;
+        size_t n_out;
+        q4spv_map *map;
+        q4_error err = { 0 };
+        q4spv_module m;
+        ck_assert_int_eq(q4spv_instrument(k[i].spirv, k[i].spirv_words, &race, &out, &n_out,
+                                          &map, &err), Q4_OK);
+        ck_assert_int_eq(q4spv_parse(out, n_out, &m, &err), Q4_OK);
+        uint32_t probe = 0, calls = 0;
+        for (size_t j = 0; j < m.n_insts && !probe; j++)
+            if (m.insts[j].opcode == SpvOpFunctionCall && m.insts[j].count == 4 + 7)
+                probe = q4spv_word(&m, j, 3);
+        ck_assert_msg(probe, "%s: no race probe call", k[i].name);
+        for (size_t j = 0; j < m.n_insts; j++)
+            calls += m.insts[j].opcode == SpvOpFunctionCall && q4spv_word(&m, j, 3) == probe;
+        ck_assert_uint_eq(calls, map->n_race_sites);
+        for (size_t j = 0; j < m.n_insts; j++) {
+            if (m.insts[j].opcode != SpvOpLoopMerge ||
+                !(q4spv_word(&m, j, 3) & SpvLoopControlUnrollMask))
+                continue;
+            uint32_t merge = q4spv_word(&m, j, 1);
+            for (size_t l = j + 1; l < m.n_insts; l++) {
+                uint32_t op = m.insts[l].opcode;
+                if (op == SpvOpFunctionEnd || (op == SpvOpLabel && q4spv_word(&m, l, 1) == merge))
+                    break;
+                if (op == SpvOpFunctionCall)
+                    ck_assert_msg(q4spv_word(&m, l, 3) != probe &&
+                                  !calls_probe(&m, q4spv_word(&m, l, 3), probe, 8),
+                                  "%s: an unrolled loop holds a race probe", k[i].name);
+            }
+        }
+        q4spv_module_free(&m);
+        free(out);
+        q4spv_map_free(map);
+        checked++;
+    }
+    ck_assert_int_eq(checked, 4);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("q4spv_instrument");
@@ -401,6 +475,7 @@ int main(void)
     tcase_add_test(tc, probe_init_and_first_oob);
     tcase_add_test(tc, race_probes);
     tcase_add_test(tc, race_probes_keep_shared_loops_rolled);
+    tcase_add_test(tc, race_probes_once_per_site);
     suite_add_tcase(s, tc);
     return run_suite(s);
 }
