@@ -32,7 +32,12 @@ void main()
     const float grad = t_grad[idx];
     const float decayed = t_param[idx] - pc.lr * pc.wd * t_param[idx];
     const float avg = pc.beta1 * t_exp_avg[idx] + (1.0 - pc.beta1) * grad;
-    const float avg_sq = pc.beta2 * t_exp_avg_sq[idx] + (1.0 - pc.beta2) * grad * grad;
+    // SPEC's order, ((1 - beta2) * g) * g, kept by `precise`: without NoContraction a
+    // driver may reassociate it into (1 - beta2) * (g * g), which overflows for
+    // |g| >= 2^64 (NVIDIA 580.159.04 did: v = inf in adamw_step's huge_grad cases).
+    precise const float grad_b2 = (1.0 - pc.beta2) * grad;
+    precise const float grad_sq = grad_b2 * grad;
+    const float avg_sq = pc.beta2 * t_exp_avg_sq[idx] + grad_sq;
     t_exp_avg[idx] = avg;
     t_exp_avg_sq[idx] = avg_sq;
 
