@@ -121,6 +121,10 @@ typedef struct q4vk_probes {
     bool race;                    /* check shared memory for accesses of different
                                      invocations with no barrier between them
                                      (docs/race-check.md) */
+    int race_word_loop;           /* a wide access's race probe as one loop over its words
+                                     (q4spv_options.race_word_loop): 0 where the driver's
+                                     loops allow it (q4vk_runtime_probes.c), > 0 always,
+                                     < 0 never */
     /* After each dispatch of a probed pipeline: its kernel's name, whether the code
      * is an override, the probe map and the slots the dispatch left (map->n_slots
      * words). May be NULL. */

@@ -26,12 +26,28 @@ bool q4vk_probing(const q4vk_context *ctx)
     return ctx->probes.coverage || ctx->probes.bounds || ctx->probes.race;
 }
 
+/* Whether the driver's loops run without a budget shared by all of a shader's loops:
+ * llvmpipe before Mesa 25 ends every loop of a shader once they have run 65535
+ * iterations in all (gallivm's loop limiter), and a loop inside the race probe spent
+ * them (Debian 12's lavapipe computed a wrong linear_dW at M = 4000); Mesa 25's and
+ * the H200's ran the same modules right. */
+static bool loops_unbudgeted(const q4vk_device_info *d)
+{
+    int major = 0;
+    const char *mesa = strstr(d->driver_info, "Mesa ");
+    if (strcmp(d->driver_name, "llvmpipe"))
+        return true;
+    return mesa && sscanf(mesa + 5, "%d", &major) == 1 && major >= 25;
+}
+
 q4_status q4vk_probes_instrument(q4vk_context *ctx, const char *what, const uint32_t *words,
                                  size_t n, uint32_t **out, size_t *out_n, q4spv_map **map,
                                  q4_error *err)
 {
+    const int loop = ctx->probes.race_word_loop;
     q4spv_options o = { .set = PROBE_SET, .coverage = ctx->probes.coverage,
-                        .bounds = ctx->probes.bounds, .race = ctx->probes.race };
+                        .bounds = ctx->probes.bounds, .race = ctx->probes.race,
+                        .race_word_loop = loop ? loop > 0 : loops_unbudgeted(&ctx->info) };
     q4_error why = { 0 };
     q4_status st = q4spv_instrument(words, n, &o, out, out_n, map, &why);
     if (st == Q4_OK && (st = q4spv_validate(*out, *out_n, "the probed code", &why)) != Q4_OK) {

@@ -845,10 +845,21 @@ static void race_access(pass *p, words *b, size_t k, q4spv_pos at)
     if (p->nomem)
         return;
     map->race_sites[map->n_race_sites++] = (q4spv_race_site){ var, cls, at };
-    /* one call for the access's n words (fn_race loops over them) */
-    inst(b, SpvOpFunctionCall, 10, p->t_void, new_id(p), p->fn_race, konst(p, site), off_id,
-         wsz_id(p, p->wg_base[var]), konst(p, n.v), konst(p, cls), konst(p, conflicts[cls]),
-         konst(p, flags));
+    if (p->opt->race_word_loop) {   /* one call; fn_race loops over the n words */
+        inst(b, SpvOpFunctionCall, 10, p->t_void, new_id(p), p->fn_race, konst(p, site),
+             off_id, wsz_id(p, p->wg_base[var]), konst(p, n.v), konst(p, cls),
+             konst(p, conflicts[cls]), konst(p, flags));
+        return;
+    }
+    /* else one call per word, with no loop: llvmpipe before Mesa 25 gives all the loops
+     * of a shader 65535 iterations in all, and a loop over the words inside the probe
+     * spent them (Debian 12's lavapipe computed a wrong linear_dW at M = 4000) */
+    for (uint32_t j = 0; j < n.v; j++) {
+        uint32_t wj = j ? op2(p, b, SpvOpIAdd, p->t_uint, off_id, konst(p, j)) : off_id;
+        inst(b, SpvOpFunctionCall, 10, p->t_void, new_id(p), p->fn_race, konst(p, site), wj,
+             wsz_id(p, p->wg_base[var]), konst(p, 1), konst(p, cls), konst(p, conflicts[cls]),
+             konst(p, flags));
+    }
     return;
 unchecked:
     p->map->race_unchecked++;
@@ -879,6 +890,7 @@ static void emit_race_fns(pass *p, words *b)
              conf = new_id(p), flags = new_id(p);
     uint32_t L0 = new_id(p), Lh = new_id(p), Lb = new_id(p), Lc = new_id(p), Lx = new_id(p);
     uint32_t j = new_id(p), j1 = new_id(p);
+    const bool word_loop = p->opt->race_word_loop;
     inst(b, SpvOpFunction, 4, p->t_void, p->fn_race, SpvFunctionControlMaskNone, p->t_fn_race);
     uint32_t params[7] = { site, off, vb, n, cls, conf, flags };
     for (int i = 0; i < 7; i++)
@@ -899,17 +911,17 @@ static void emit_race_fns(pass *p, words *b)
                          op2(p, b, SpvOpBitwiseAnd, u, flags, konst(p, 2)), konst(p, 0));
     uint32_t hasbase = op2(p, b, SpvOpINotEqual, bo, base, NONE);
     uint32_t cls2 = op2(p, b, SpvOpIMul, u, cls, konst(p, 2));
-    /* One loop over the access's n words (a vec4: 4), kept rolled: one body per access
-     * site rather than one per word, since the driver's compile time grows with the
-     * probes' code (lavapipe's LLVM). Every invocation runs it n times, n a constant of
-     * the call, with no barrier inside. */
-    inst(b, SpvOpBranch, 1, Lh);
-    inst(b, SpvOpLabel, 1, Lh);
-    inst(b, SpvOpPhi, 6, u, j, konst(p, 0), L0, j1, Lc);
-    uint32_t next_word = op2(p, b, SpvOpULessThan, bo, j, n);
-    inst(b, SpvOpLoopMerge, 3, Lx, Lc, SpvLoopControlDontUnrollMask);
-    inst(b, SpvOpBranchConditional, 3, next_word, Lb, Lx);
-    inst(b, SpvOpLabel, 1, Lb);
+    if (word_loop) {
+        /* word j of the access's n, in a loop kept rolled: n is a constant of the call,
+         * the same in every invocation, and no barrier is inside */
+        inst(b, SpvOpBranch, 1, Lh);
+        inst(b, SpvOpLabel, 1, Lh);
+        inst(b, SpvOpPhi, 6, u, j, konst(p, 0), L0, j1, Lc);
+        uint32_t next_word = op2(p, b, SpvOpULessThan, bo, j, n);
+        inst(b, SpvOpLoopMerge, 3, Lx, Lc, SpvLoopControlDontUnrollMask);
+        inst(b, SpvOpBranchConditional, 3, next_word, Lb, Lx);
+        inst(b, SpvOpLabel, 1, Lb);
+    }
     uint32_t pos = ld(p, b, u, p->v_pos);
     inst(b, SpvOpStore, 2, p->v_pos, op2(p, b, SpvOpIAdd, u, pos, konst(p, 1)));
     uint32_t posc = sel(p, b, u, op2(p, b, SpvOpULessThan, bo, pos, konst(p, 65535)), pos,
@@ -918,7 +930,8 @@ static void emit_race_fns(pass *p, words *b)
                                                      konst(p, 16)),
                         op2(p, b, SpvOpIAdd, u, site, konst(p, 1)));
 
-    uint32_t w = op2(p, b, SpvOpIAdd, u, off, j), wa = op2(p, b, SpvOpIAdd, u, vb, w);
+    uint32_t w = word_loop ? op2(p, b, SpvOpIAdd, u, off, j) : off;   /* else n is 1 */
+    uint32_t wa = op2(p, b, SpvOpIAdd, u, vb, w);
     uint32_t ok = op2(p, b, SpvOpLogicalAnd, bo, op2(p, b, SpvOpULessThan, bo, wa, limit), hasbase);
     /* Branch-free: an access the shadow does not cover works on a scratch record,
      * and only a finding writes a report (else the scratch one). */
@@ -988,11 +1001,13 @@ static void emit_race_fns(pass *p, words *b)
     for (uint32_t i = 0; i < 4; i++)
         inst(b, SpvOpStore, 2, ptr_access(p, b, op2(p, b, SpvOpIAdd, u, rs, konst(p, 1 + i))),
              vals[i]);
-    inst(b, SpvOpBranch, 1, Lc);
-    inst(b, SpvOpLabel, 1, Lc);
-    inst(b, SpvOpIAdd, 4, u, j1, j, konst(p, 1));
-    inst(b, SpvOpBranch, 1, Lh);
-    inst(b, SpvOpLabel, 1, Lx);
+    if (word_loop) {
+        inst(b, SpvOpBranch, 1, Lc);
+        inst(b, SpvOpLabel, 1, Lc);
+        inst(b, SpvOpIAdd, 4, u, j1, j, konst(p, 1));
+        inst(b, SpvOpBranch, 1, Lh);
+        inst(b, SpvOpLabel, 1, Lx);
+    }
     inst(b, SpvOpReturn, 0);
     inst(b, SpvOpFunctionEnd, 0);
 
@@ -1169,7 +1184,8 @@ static bool loop_touches_shared(const pass *p, size_t k)
     return false;
 }
 
-/* A probed loop that accesses shared memory stays a loop: unrolled, a GEMM's inner
+/* A probed loop that accesses shared memory (itself or through a function it calls:
+ * loop_touches_shared) stays a loop: unrolled, a GEMM's inner
  * loop repeats every probe body per iteration (hundreds of inlined sequences of
  * atomics), and lavapipe's LLVM (its coroutine pass) took 80-300 s to compile one such
  * kernel, against 5-10 s rolled. Loops without shared accesses (a GEMM's FMAs over its

@@ -40,6 +40,12 @@ typedef struct q4spv_options {
     bool coverage;            /* block and branch probes */
     bool bounds;              /* bounds checks of accesses to set 0's storage buffers */
     bool race;                /* shared-memory race checks (docs/race-check.md) */
+    /* The race probe of a wide access (a vec4: 4 words) as one call that loops over its
+     * words, not one call per word: a quarter of the code for the driver to compile.
+     * Off for a driver whose loops share one iteration budget per shader (llvmpipe
+     * before Mesa 25: 65535 in all, past which every loop ends early), where the loop's
+     * iterations would spend it (docs/race-check.md, Cost). */
+    bool race_word_loop;
 } q4spv_options;
 
 /* A source position; file indexes q4spv_map.files. line 0 = none known. */

@@ -133,18 +133,26 @@ int main(void)
         printf("skipped: no Vulkan device (%s)\n", err.msg);
         return 77;
     }
-    q4vk_options opt = {0};
-    opt.log = stdout;
-    opt.probes.race = true;
-    if (q4vk_create(&opt, &probed, &err) != Q4_OK) {
-        fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
-        return 1;
+    /* both forms of the probe (q4vk_probes.race_word_loop): one loop over a wide
+     * access's words, and one call per word */
+    int failed = 0;
+    for (int loop = 1; loop >= -1; loop -= 2) {
+        q4vk_options opt = {0};
+        opt.log = stdout;
+        opt.probes.race = true;
+        opt.probes.race_word_loop = loop;
+        if (q4vk_create(&opt, &probed, &err) != Q4_OK) {
+            fprintf(stderr, "q4vk_create failed: %s\n", err.msg);
+            return 1;
+        }
+        printf("race probes with %s\n", loop > 0 ? "a loop over the words" : "a call per word");
+        Suite *s = suite_create("gpu_race");
+        ADD(s, read_after_write);
+        ADD(s, write_after_read);
+        ADD(s, write_after_write);
+        ADD(s, atomics_and_a_plain_read);
+        ADD(s, uninitialized_read);
+        failed |= gpu_test_run(srunner_create(s), probed);
     }
-    Suite *s = suite_create("gpu_race");
-    ADD(s, read_after_write);
-    ADD(s, write_after_read);
-    ADD(s, write_after_write);
-    ADD(s, atomics_and_a_plain_read);
-    ADD(s, uninitialized_read);
-    return gpu_test_run(srunner_create(s), probed);
+    return failed;
 }
