@@ -9,7 +9,9 @@
  * - atomics on one word in one barrier interval are not a race; a plain read of it in
  *   the same interval is;
  * - a read of a shared word no invocation wrote is reported (uninitialized);
- * - the race-free kernels' results are what they compute without probes. */
+ * - a race through vec4 accesses (the GEMMs' tiles) is reported too;
+ * - the race-free kernels' results are what they compute without probes.
+ * Every test runs under both forms of the probe (q4vk_probes.race_word_loop). */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,8 @@ static uint32_t want_war(uint32_t i) { return 2u * ((i + 1u) % 64u + 1u); }
 static uint32_t want_waw(uint32_t i) { return (i % 64u) / 2u * 2u; }
 static uint32_t want_atomic(uint32_t i) { return i % 64u == 0u ? 128u : 64u; }
 static uint32_t want_uninit(uint32_t i) { return i % 64u; }
+/* s[j] = (j + 1, .., j + 4), invocation l reads s[(l / 4 + 1) % 16] */
+static uint32_t want_vec4(uint32_t i) { return 4u * (((i % 64u) / 4u + 1u) % 16u) + 10u; }
 
 START_TEST(read_after_write)
 {
@@ -87,6 +91,15 @@ START_TEST(read_after_write)
                                       "test_race_raw.comp:17", "test_race_raw.comp:20",
                                       NULL };
     check_kernel("test_race_raw", n, want_raw);
+}
+END_TEST
+
+START_TEST(vec4_read_after_write)
+{
+    static const char *const n[] = { "read-after-write race on shared s word",
+                                      "test_race_vec4.comp:20", "test_race_vec4.comp:23",
+                                      NULL };
+    check_kernel("test_race_vec4", n, want_vec4);
 }
 END_TEST
 
@@ -148,6 +161,7 @@ int main(void)
         printf("race probes with %s\n", loop > 0 ? "a loop over the words" : "a call per word");
         Suite *s = suite_create("gpu_race");
         ADD(s, read_after_write);
+        ADD(s, vec4_read_after_write);
         ADD(s, write_after_read);
         ADD(s, write_after_write);
         ADD(s, atomics_and_a_plain_read);
