@@ -106,7 +106,7 @@ typedef struct pass {
     size_t n_entry_fns;
     uint32_t *shared_fns;      /* the functions that access shared memory, themselves
                                   or through a call (shared_functions) */
-    size_t n_shared_fns;
+    size_t n_shared_fns, cap_shared_fns;
     uint32_t *wg_ids;          /* the Workgroup variables, map->race_vars order */
     struct wsz *wg_base;       /* each one's first word */
     uint32_t (*specops)[4];    /* OpSpecConstantOp: id, opcode, a, b */
@@ -1117,9 +1117,7 @@ static void emit_race_fns(pass *p, words *b)
 
 static bool is_line(uint32_t op) { return op == SpvOpLine || op == SpvOpNoLine; }
 
-/* Whether the loop whose OpLoopMerge is instruction k accesses shared memory in its
- * own blocks: those between its header and its merge block, which structured SPIR-V
- * (glslang's, at least) emits in that order. Calls are not followed. */
+/* Whether function fn is one of p->shared_fns. */
 static bool is_shared_fn(const pass *p, uint32_t fn)
 {
     for (size_t i = 0; i < p->n_shared_fns; i++)
@@ -1155,12 +1153,9 @@ static void shared_functions(pass *p)
             else if (op == SpvOpFunctionEnd)
                 fn = 0;
             else if (fn && !is_shared_fn(p, fn) && touches_shared(p, k)) {
-                void *g = realloc(p->shared_fns, (p->n_shared_fns + 1) * sizeof *p->shared_fns);
-                if (!g) {
-                    p->nomem = 1;
+                GROW(p->shared_fns, p->n_shared_fns, p->cap_shared_fns, p->nomem);
+                if (p->nomem)
                     return;
-                }
-                p->shared_fns = g;
                 p->shared_fns[p->n_shared_fns++] = fn;
                 added = true;
             }
@@ -1168,8 +1163,9 @@ static void shared_functions(pass *p)
     }
 }
 
-/* Whether the loop whose OpLoopMerge is at k accesses shared memory in its own blocks
- * (those between it and its merge block), directly or through a call. */
+/* Whether the loop whose OpLoopMerge is instruction k accesses shared memory in its
+ * own blocks (those between its header and its merge block, which structured SPIR-V,
+ * glslang's at least, emits in that order), directly or through a call. */
 static bool loop_touches_shared(const pass *p, size_t k)
 {
     const q4spv_module *m = p->m;

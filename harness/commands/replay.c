@@ -127,13 +127,16 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
     /* The dump runs again on the API it ran on (case.json's "api"). */
     const q4h_backend_i *backend = !strcmp(m->api, "webgpu") ? &q4h_backend_webgpu
                                                              : &q4h_backend_vulkan;
-    /* its repro line (below) must fit whole: one cut short reproduces something else */
-    size_t need = strlen("q4cts replay  --rerun") + strlen(dir);
-    for (size_t i = 0; i < cli->n_kernels; i++)
-        need += strlen(" --kernel ") + strlen(cli->kernel_args[i]);
-    q4_status st = need < sizeof r->repro ? Q4_OK
-                 : q4_fail(err, Q4_ERR_ARG, "%s: its repro line would be %zu characters, more "
-                           "than %zu; shorten the paths", dir, need, sizeof r->repro - 1);
+    /* Its repro line, made first: it must fit whole (one cut short reproduces something
+     * else). The dumped inputs, not the generator's: the replay is the reproduction. */
+    char repro[sizeof r->repro];
+    size_t len = (size_t)snprintf(repro, sizeof repro, "q4cts replay %s --rerun", dir);
+    for (size_t i = 0; i < cli->n_kernels && len < sizeof repro; i++)
+        len += (size_t)snprintf(repro + len, sizeof repro - len, " --kernel %s",
+                                cli->kernel_args[i]);
+    q4_status st = len < sizeof repro ? Q4_OK
+                 : q4_fail(err, Q4_ERR_ARG, "%s: its repro line would be longer than %zu "
+                           "characters; shorten the paths", dir, sizeof repro - 1);
     if (st == Q4_OK)
         st = load_inputs(dir, m, op, c, &in, err);
     if (st == Q4_OK)
@@ -171,11 +174,7 @@ static q4_status rerun(const q4h_cli *cli, const char *dir, const q4h_dump_meta 
             *err = reply->err;
     }
     if (reply && reply->r.name[0]) {
-        /* The dumped inputs, not the generator's: the replay is the reproduction. */
-        size_t len = (size_t)snprintf(r->repro, sizeof r->repro, "q4cts replay %s --rerun", dir);
-        for (size_t i = 0; i < cli->n_kernels && len < sizeof r->repro; i++)
-            len += (size_t)snprintf(r->repro + len, sizeof r->repro - len, " --kernel %s",
-                                    cli->kernel_args[i]);
+        memcpy(r->repro, repro, sizeof r->repro);
         const char *prefix = "preparing the case failed: ", *why = r->message;
         if (!strncmp(why, prefix, strlen(prefix)))
             why += strlen(prefix);

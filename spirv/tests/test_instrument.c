@@ -385,6 +385,24 @@ START_TEST(race_probes_keep_shared_loops_rolled)
 }
 END_TEST
 
+/* The race probe of probed module m: the callee of 7 arguments (0 if none is called). */
+static uint32_t race_probe_fn(const q4spv_module *m)
+{
+    for (size_t j = 0; j < m->n_insts; j++)
+        if (m->insts[j].opcode == SpvOpFunctionCall && m->insts[j].count == 4 + 7)
+            return q4spv_word(m, j, 3);
+    return 0;
+}
+
+/* How many calls of fn module m makes. */
+static uint32_t calls_of(const q4spv_module *m, uint32_t fn)
+{
+    uint32_t c = 0;
+    for (size_t j = 0; j < m->n_insts; j++)
+        c += m->insts[j].opcode == SpvOpFunctionCall && q4spv_word(m, j, 3) == fn;
+    return c;
+}
+
 /* In probed module w: whether function fn calls the race probe (the callee of 7
  * arguments whose body has atomics), itself or through calls, depth levels deep. */
 static bool calls_probe(const q4spv_module *m, uint32_t fn, uint32_t probe, int depth)
@@ -427,10 +445,7 @@ START_TEST(race_probes_not_in_unrolled_loops)
         ck_assert_int_eq(q4spv_instrument(k[i].spirv, k[i].spirv_words, &race, &out, &n_out,
                                           &map, &err), Q4_OK);
         ck_assert_int_eq(q4spv_parse(out, n_out, &m, &err), Q4_OK);
-        uint32_t probe = 0;
-        for (size_t j = 0; j < m.n_insts && !probe; j++)
-            if (m.insts[j].opcode == SpvOpFunctionCall && m.insts[j].count == 4 + 7)
-                probe = q4spv_word(&m, j, 3);
+        uint32_t probe = race_probe_fn(&m);
         ck_assert_msg(probe, "%s: no race probe call", k[i].name);
         for (size_t j = 0; j < m.n_insts; j++) {
             if (m.insts[j].opcode != SpvOpLoopMerge ||
@@ -449,9 +464,7 @@ START_TEST(race_probes_not_in_unrolled_loops)
         }
         /* a call per word: more calls than sites, the probe has no loop; with
          * race_word_loop one call per site, and the probe one loop */
-        uint32_t per_word = 0;
-        for (size_t j = 0; j < m.n_insts; j++)
-            per_word += m.insts[j].opcode == SpvOpFunctionCall && q4spv_word(&m, j, 3) == probe;
+        uint32_t per_word = calls_of(&m, probe);
         if (strcmp(k[i].name, "fused_ce"))   /* the GEMMs' tiles move vec4s */
             ck_assert_uint_gt(per_word, map->n_race_sites);
         else
@@ -465,14 +478,7 @@ START_TEST(race_probes_not_in_unrolled_loops)
         ck_assert_int_eq(q4spv_instrument(k[i].spirv, k[i].spirv_words, &looped, &out, &n_out,
                                           &map, &err), Q4_OK);
         ck_assert_int_eq(q4spv_parse(out, n_out, &m, &err), Q4_OK);
-        uint32_t calls = 0;
-        probe = 0;
-        for (size_t j = 0; j < m.n_insts && !probe; j++)
-            if (m.insts[j].opcode == SpvOpFunctionCall && m.insts[j].count == 4 + 7)
-                probe = q4spv_word(&m, j, 3);
-        for (size_t j = 0; j < m.n_insts; j++)
-            calls += m.insts[j].opcode == SpvOpFunctionCall && q4spv_word(&m, j, 3) == probe;
-        ck_assert_uint_eq(calls, map->n_race_sites);
+        ck_assert_uint_eq(calls_of(&m, race_probe_fn(&m)), map->n_race_sites);
         ck_assert_uint_eq(count_loops_with(out, n_out, SpvLoopControlDontUnrollMask), rolled + 1);
         q4spv_module_free(&m);
         free(out);
