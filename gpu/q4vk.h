@@ -269,6 +269,27 @@ typedef struct q4vk_timing {
 q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing *t,
                    q4_error *err);
 
+/* ---------------- sequences: the launches of several ops in one submission ----------------
+ * Between q4vk_sequence_begin and q4vk_sequence_end, q4vk_run keeps its dispatches
+ * instead of submitting them, so launchers run unchanged; end submits them all, in
+ * order, in one command buffer, with a barrier between consecutive dispatches, and
+ * waits (q4vk_run's watchdog, validation messages and probes; t times the whole). A
+ * training step runs so (harness/run/train_resident.c): its ops hand tensors on
+ * through device buffers and only the runtime's barriers order them. While recording,
+ * a buffer destroyed is kept until end; an upload or fill of a buffer a recorded
+ * dispatch binds, or a download of one made during the recording and bound by it, is
+ * Q4_ERR_UNSUPPORTED (it would run before the dispatch); a download of an older
+ * buffer reads what it held before the sequence. */
+q4_status q4vk_sequence_begin(q4vk_context *ctx, q4_error *err);
+/* The next dispatch recorded begins an op. barrier false leaves out the barrier
+ * between it and the dispatch before: a planted synchronisation bug (--inject-fault
+ * train_no_barrier), which the validation layer's synchronisation checks report. */
+void q4vk_sequence_op(q4vk_context *ctx, bool barrier);
+/* Submits what was recorded (nothing: Q4_OK) and stops recording, whatever the status. */
+q4_status q4vk_sequence_end(q4vk_context *ctx, q4vk_timing *t, q4_error *err);
+/* Stops recording and drops what was recorded; NULL or not recording: a no-op. */
+void q4vk_sequence_abort(q4vk_context *ctx);
+
 /* Splits `total` workgroups over x, y and z so that none exceeds the device limit
  * (lavapipe allows 65535 in x): x = min(total, 65535, maxComputeWorkGroupCount[0]),
  * y = min(ceil(total / x), 65535, [1]), z = ceil(total / (x * y)), so z > 1 only

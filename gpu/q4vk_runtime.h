@@ -25,6 +25,8 @@ struct q4vk_buffer {
     size_t bytes;                 /* as asked */
     VkDeviceSize vk_bytes;        /* rounded up to 4 */
     size_t data_bytes;            /* real data from the start (q4vk_buffer_set_data_bytes) */
+    uint64_t seq_born;            /* the sequence being recorded when it was made, or 0 */
+    uint64_t seq_bound;           /* the last sequence that recorded a dispatch binding it */
 };
 
 struct q4vk_pipeline {
@@ -134,6 +136,23 @@ struct q4vk_context {
     int n_oob_by;
     uint64_t oob_unlisted;        /* accesses of bindings past oob_by */
     char race[Q4_MSG_MAX];        /* first shared-memory race not yet taken; "" = none */
+
+    /* q4vk_sequence_begin .. end (q4vk_runtime_submit.c): q4vk_run's dispatches kept
+     * here and submitted together at end; the buffers destroyed meanwhile are freed
+     * after it. */
+    struct q4vk_sequence {
+        bool recording;
+        uint64_t id;              /* of the one recorded now, or the last (1, 2, ...) */
+        q4vk_dispatch *d;         /* push: NULL until end, push_at says where */
+        size_t *push_at;          /* offset of dispatch i's push constants in push */
+        bool *no_barrier;         /* dispatch i follows i - 1 with no barrier */
+        int n, cap;
+        unsigned char *push;
+        size_t push_used, push_cap;
+        bool next_no_barrier;     /* q4vk_sequence_op(ctx, false) */
+        q4vk_buffer **doomed;
+        int n_doomed, cap_doomed;
+    } seq;
 };
 
 /* The runtime files call each other in one direction only (no circle), each through

@@ -53,6 +53,18 @@ static q4_status instance_extensions(const char *layer, VkExtensionProperties **
     return Q4_OK;
 }
 
+/* Whether `layer` offers instance extension `name`. */
+static bool layer_offers(const char *layer, const char *name)
+{
+    VkExtensionProperties *ext = NULL;
+    uint32_t n = 0;
+    q4_error ignored = { 0 };
+    bool has = instance_extensions(layer, &ext, &n, &ignored) == Q4_OK &&
+               has_extension(ext, n, name);
+    free(ext);
+    return has;
+}
+
 static q4_status validation_layer_present(q4_error *err)
 {
     uint32_t n = 0;
@@ -93,6 +105,13 @@ static q4_status instance_create(q4vk_context *ctx, VkInstance *out, uint32_t *a
     const char *layers[] = { "VK_LAYER_KHRONOS_validation" };
     bool validation = ctx && ctx->validation;
     VkDebugUtilsMessengerCreateInfoEXT dbg;
+    static const VkValidationFeatureEnableEXT sync[] = {
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT };
+    VkValidationFeaturesEXT sync_checks = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = sync,
+    };
     VkInstanceCreateFlags flags = 0;
     q4_status st;
     VkResult r;
@@ -133,6 +152,13 @@ static q4_status instance_create(q4vk_context *ctx, VkInstance *out, uint32_t *a
         }
         enable[n_enable++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
         q4vk_messenger_info(ctx, &dbg);
+        /* The synchronisation checks too: a hazard between two dispatches that no
+         * barrier orders is an error even on a driver that runs them one after another
+         * (lavapipe), where the results could not show it. */
+        if (layer_offers(layers[0], VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+            enable[n_enable++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+            dbg.pNext = &sync_checks;
+        }
     }
     free(ext);
 
@@ -793,6 +819,12 @@ void q4vk_destroy(q4vk_context *ctx)
         if (ctx->dead == Q4_OK)
             vkDeviceWaitIdle(ctx->device);
     }
+    q4vk_sequence_abort(ctx);   /* the buffers destroyed while recording */
+    free(ctx->seq.d);
+    free(ctx->seq.push_at);
+    free(ctx->seq.no_barrier);
+    free(ctx->seq.push);
+    free(ctx->seq.doomed);
     q4vk_pipelines_destroy(ctx, release);
     if (release && ctx->device) {
         q4vk_staging_destroy(ctx);

@@ -154,13 +154,32 @@ q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out,
     buf->bytes = bytes;
     buf->vk_bytes = vk_bytes;
     buf->data_bytes = bytes;
+    buf->seq_born = ctx->seq.recording ? ctx->seq.id : 0;
     *out = buf;
     return Q4_OK;
+}
+
+/* While a sequence is recorded its dispatches may still use buf: kept until its end
+ * (q4vk_sequence_end), or freed now if there is no room to keep it. */
+static bool doom(q4vk_context *ctx, q4vk_buffer *buf)
+{
+    struct q4vk_sequence *s = &ctx->seq;
+    if (s->n_doomed == s->cap_doomed) {
+        int cap = s->cap_doomed ? 2 * s->cap_doomed : 16;
+        q4vk_buffer **d = realloc(s->doomed, (size_t)cap * sizeof *d);
+        if (!d)
+            return false;
+        s->doomed = d, s->cap_doomed = cap;
+    }
+    s->doomed[s->n_doomed++] = buf;
+    return true;
 }
 
 void q4vk_buffer_destroy(q4vk_context *ctx, q4vk_buffer *buf)
 {
     if (!buf)
+        return;
+    if (ctx && ctx->seq.recording && buf->seq_bound == ctx->seq.id && doom(ctx, buf))
         return;
     if (ctx && ctx->device && q4vk_quiesce(ctx)) {
         vkDestroyBuffer(ctx->device, buf->buffer, NULL);
@@ -255,13 +274,35 @@ static q4_status check_range(const char *fn, const q4vk_buffer *buf, size_t offs
     return Q4_OK;
 }
 
+/* A transfer runs at once, before the sequence being recorded (q4vk_sequence_begin)
+ * is submitted. So a write to a buffer a recorded dispatch binds would land out of
+ * order, and a read of a buffer made during the sequence, never uploaded to and bound
+ * by it (a launcher's flag) would see nothing the sequence wrote: both are refused. A
+ * read of any other buffer sees what it held before the sequence (the launchers'
+ * checks of scales and labels). */
+static q4_status check_unrecorded(const q4vk_context *ctx, const char *what,
+                                  const q4vk_buffer *buf, bool read, q4_error *err)
+{
+    const struct q4vk_sequence *s = &ctx->seq;
+    if (!s->recording || !buf || buf->seq_bound != s->id || (read && buf->seq_born != s->id))
+        return Q4_OK;
+    if (read)
+        return q4_fail(err, Q4_ERR_UNSUPPORTED, "%s: the buffer was made while a sequence is "
+                       "recorded and a dispatch of it, which has not run yet, binds it: "
+                       "there is nothing to read yet (q4vk_sequence_begin)", what);
+    return q4_fail(err, Q4_ERR_UNSUPPORTED, "%s: a dispatch of the sequence being recorded "
+                   "binds the buffer and has not run yet; this transfer would run before it "
+                   "(q4vk_sequence_begin)", what);
+}
+
 q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const void *src,
                       size_t bytes, q4_error *err)
 {
     q4_status st;
 
     if ((st = q4vk_check_alive(ctx, err)) != Q4_OK ||
-        (st = check_range("q4vk_upload", dst, offset, bytes, src, err)) != Q4_OK)
+        (st = check_range("q4vk_upload", dst, offset, bytes, src, err)) != Q4_OK ||
+        (st = check_unrecorded(ctx, "q4vk_upload", dst, false, err)) != Q4_OK)
         return st;
     q4vk_msgs_begin(ctx, "upload (%zu bytes)", bytes);
     for (size_t done = 0; done < bytes && st == Q4_OK;) {
@@ -277,6 +318,8 @@ q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const 
         st = q4vk_cmd_submit_wait(ctx, "an upload", err);
         done += n;
     }
+    if (st == Q4_OK)
+        dst->seq_born = 0;   /* what it holds is known before the sequence */
     q4_status vst = q4vk_msgs_end(ctx, st == Q4_OK ? err : NULL);
     return st != Q4_OK ? st : vst;
 }
@@ -287,7 +330,8 @@ q4_status q4vk_download(q4vk_context *ctx, const q4vk_buffer *src, size_t offset
     q4_status st;
 
     if ((st = q4vk_check_alive(ctx, err)) != Q4_OK ||
-        (st = check_range("q4vk_download", src, offset, bytes, dst, err)) != Q4_OK)
+        (st = check_range("q4vk_download", src, offset, bytes, dst, err)) != Q4_OK ||
+        (st = check_unrecorded(ctx, "q4vk_download", src, true, err)) != Q4_OK)
         return st;
     q4vk_msgs_begin(ctx, "download (%zu bytes)", bytes);
     for (size_t done = 0; done < bytes && st == Q4_OK;) {
@@ -319,7 +363,8 @@ q4_status q4vk_fill(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, size_t b
         return st;
     if (dst && bytes == 0 && offset <= dst->bytes)
         bytes = dst->bytes - offset;
-    if ((st = check_range("q4vk_fill", dst, offset, bytes, &word, err)) != Q4_OK)
+    if ((st = check_range("q4vk_fill", dst, offset, bytes, &word, err)) != Q4_OK ||
+        (st = check_unrecorded(ctx, "q4vk_fill", dst, false, err)) != Q4_OK)
         return st;
     if (offset % 4 || (bytes % 4 && offset + bytes != dst->bytes))
         return q4_fail(err, Q4_ERR_ARG, "q4vk_fill: offset %zu and size %zu must be multiples "

@@ -253,8 +253,10 @@ static void compute_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
     vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-/* Records the dispatches into ctx->cmd. */
-static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const VkDescriptorSet *sets)
+/* Records the dispatches into ctx->cmd; no_barrier[i] (NULL: none) leaves out the
+ * barrier between dispatches i - 1 and i. */
+static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool *no_barrier,
+                   const VkDescriptorSet *sets)
 {
     VkCommandBuffer cmd = ctx->cmd;
 
@@ -270,7 +272,7 @@ static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const VkDes
     for (int i = 0; i < n; i++) {
         const q4vk_pipeline *p = d[i].pipe;
         q4vk_msgs_rename(ctx, "kernel %s", p->name);
-        if (i > 0)
+        if (i > 0 && !(no_barrier && no_barrier[i]))
             compute_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
@@ -308,8 +310,10 @@ static q4_status read_timestamps(q4vk_context *ctx, const char *what, double *ms
     return Q4_OK;
 }
 
-q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing *t,
-                   q4_error *err)
+/* Submits the dispatches (checked) in one command buffer and waits: q4vk_run's work,
+ * and q4vk_sequence_end's. */
+static q4_status submit(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool *no_barrier,
+                        q4vk_timing *t, q4_error *err)
 {
     char what[192];
     VkDescriptorSet *sets = NULL;
@@ -321,11 +325,6 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
         t->gpu_ms = -1.0;
     if ((st = q4vk_check_alive(ctx, err)) != Q4_OK)
         return st;
-    if (n < 1 || !d)
-        return q4_fail(err, Q4_ERR_ARG, "q4vk_run needs at least one dispatch (got %d)", n);
-    for (int i = 0; i < n; i++)
-        if ((st = check_dispatch(ctx, &d[i], i, err)) != Q4_OK)
-            return st;
     if (n == 1)
         snprintf(what, sizeof what, "kernel %s", d[0].pipe->name);
     else
@@ -344,7 +343,7 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
         (st = descriptors_write(ctx, d, n, probe_at, sets, err)) != Q4_OK ||
         (st = q4vk_cmd_begin(ctx, err)) != Q4_OK)
         goto done;
-    record(ctx, d, n, sets);
+    record(ctx, d, n, no_barrier, sets);
     ctx->n_submits++;
     if ((st = q4vk_cmd_submit_wait(ctx, what, err)) != Q4_OK)
         goto done;
@@ -383,4 +382,122 @@ done:
     if (st == Q4_OK && t)
         t->gpu_ms = ms;
     return st;
+}
+
+/* Keeps dispatches d[0..n) (checked) at the end of the sequence being recorded, their
+ * push constants copied. */
+static q4_status keep(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4_error *err)
+{
+    struct q4vk_sequence *s = &ctx->seq;
+    if (s->n + n > s->cap) {
+        int cap = s->cap ? s->cap : 32;
+        while (cap < s->n + n) cap *= 2;
+        q4vk_dispatch *nd = realloc(s->d, (size_t)cap * sizeof *nd);
+        if (nd) s->d = nd;
+        size_t *np = nd ? realloc(s->push_at, (size_t)cap * sizeof *np) : NULL;
+        if (np) s->push_at = np;
+        bool *nb = np ? realloc(s->no_barrier, (size_t)cap * sizeof *nb) : NULL;
+        if (nb) s->no_barrier = nb;
+        if (!nb)
+            return q4_fail(err, Q4_ERR_NOMEM, "out of host memory recording %d dispatches",
+                           s->n + n);
+        s->cap = cap;
+    }
+    for (int i = 0; i < n; i++) {
+        const uint32_t bytes = d[i].pipe->push_bytes;
+        if (s->push_used + bytes > s->push_cap) {
+            size_t cap = s->push_cap ? 2 * s->push_cap : 1024;
+            while (cap < s->push_used + bytes) cap *= 2;
+            unsigned char *np = realloc(s->push, cap);
+            if (!np)
+                return q4_fail(err, Q4_ERR_NOMEM, "out of host memory recording push constants");
+            s->push = np, s->push_cap = cap;
+        }
+        s->d[s->n] = d[i];
+        s->d[s->n].push = NULL;
+        s->push_at[s->n] = s->push_used;
+        if (bytes)
+            memcpy(s->push + s->push_used, d[i].push, bytes);
+        s->push_used += bytes;
+        s->no_barrier[s->n] = i == 0 && s->next_no_barrier;
+        for (uint32_t b = 0; b < d[i].pipe->n_bindings; b++)
+            d[i].bind[b].buf->seq_bound = s->id;
+        s->n++;
+    }
+    s->next_no_barrier = false;
+    return Q4_OK;
+}
+
+q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing *t,
+                   q4_error *err)
+{
+    q4_status st;
+    if (t)
+        t->gpu_ms = -1.0;
+    if ((st = q4vk_check_alive(ctx, err)) != Q4_OK)
+        return st;
+    if (n < 1 || !d)
+        return q4_fail(err, Q4_ERR_ARG, "q4vk_run needs at least one dispatch (got %d)", n);
+    for (int i = 0; i < n; i++)
+        if ((st = check_dispatch(ctx, &d[i], i, err)) != Q4_OK)
+            return st;
+    /* recorded: its time is the sequence's (q4vk_sequence_end) */
+    return ctx->seq.recording ? keep(ctx, d, n, err) : submit(ctx, d, n, NULL, t, err);
+}
+
+/* ---------------- sequences ---------------- */
+
+q4_status q4vk_sequence_begin(q4vk_context *ctx, q4_error *err)
+{
+    q4_status st = q4vk_check_alive(ctx, err);
+    if (st != Q4_OK)
+        return st;
+    if (ctx->seq.recording)
+        return q4_fail(err, Q4_ERR_ARG, "q4vk_sequence_begin: a sequence is already being "
+                       "recorded (sequences do not nest)");
+    ctx->seq.recording = true;
+    ctx->seq.id++;
+    ctx->seq.n = 0;
+    ctx->seq.push_used = 0;
+    ctx->seq.next_no_barrier = false;
+    return Q4_OK;
+}
+
+void q4vk_sequence_op(q4vk_context *ctx, bool barrier)
+{
+    if (ctx->seq.recording)
+        ctx->seq.next_no_barrier = !barrier;
+}
+
+/* Stops recording and frees the buffers destroyed during it. */
+static void sequence_close(q4vk_context *ctx)
+{
+    struct q4vk_sequence *s = &ctx->seq;
+    s->recording = false;
+    for (int i = 0; i < s->n_doomed; i++)
+        q4vk_buffer_destroy(ctx, s->doomed[i]);
+    s->n_doomed = 0;
+    s->n = 0;
+}
+
+q4_status q4vk_sequence_end(q4vk_context *ctx, q4vk_timing *t, q4_error *err)
+{
+    struct q4vk_sequence *s = &ctx->seq;
+    q4_status st = Q4_OK;
+    if (t)
+        t->gpu_ms = -1.0;
+    if (!s->recording)
+        return q4_fail(err, Q4_ERR_ARG, "q4vk_sequence_end: no sequence is being recorded");
+    for (int i = 0; i < s->n; i++)
+        s->d[i].push = s->d[i].pipe->push_bytes ? s->push + s->push_at[i] : NULL;
+    if (s->n > 0)
+        st = submit(ctx, s->d, s->n, s->no_barrier, t, err);
+    sequence_close(ctx);
+    return st;
+}
+
+void q4vk_sequence_abort(q4vk_context *ctx)
+{
+    if (ctx && ctx->seq.recording)
+        sequence_close(ctx);
 }

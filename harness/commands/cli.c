@@ -63,9 +63,9 @@ static const char usage[] =
     "                       (teardown): tests the harness's handling of each;\n"
     "                       flaky@N (N >= 2): every GPU run but each N-th reads back\n"
     "                       a wrong element; train_mv_reset, train_dw_stale,\n"
-    "                       train_stale_w or train_bwd_stale_w @N: a planted\n"
-    "                       integration bug at step N of every training case\n"
-    "                       (docs/training.md)\n"
+    "                       train_stale_w, train_bwd_stale_w or train_no_barrier\n"
+    "                       @N: a planted integration bug at step N of every\n"
+    "                       training case (docs/training.md)\n"
     "  --jobs N             run N cases at once, each worker on its own process\n"
     "                       (1 <= N <= 256; several may share one device)\n"
     "  --devices A,B,...    workers go round these devices (index, UUID or name);\n"
@@ -152,7 +152,8 @@ static q4_status parse_uint(const char *flag, const char *s, uint64_t max, uint6
 const char *q4h_train_fault_name(q4h_train_fault_kind kind)
 {
     static const char *const names[Q4H_TRAIN_FAULT_COUNT] = {
-        "", "train_mv_reset", "train_dw_stale", "train_stale_w", "train_bwd_stale_w" };
+        "", "train_mv_reset", "train_dw_stale", "train_stale_w", "train_bwd_stale_w",
+        "train_no_barrier" };
     return (unsigned)kind < Q4H_TRAIN_FAULT_COUNT ? names[kind] : "";
 }
 
@@ -187,7 +188,8 @@ static q4_status parse_fault(const char *s, q4h_cli *cli, q4_error *err)
     }
     return q4_fail(err, Q4_ERR_ARG, "--inject-fault expects KIND@N with KIND alloc, lost, "
                    "timeout, crash or teardown (or train_mv_reset, train_dw_stale, "
-                   "train_stale_w or train_bwd_stale_w at a training step N <= %d) and "
+                   "train_stale_w, train_bwd_stale_w or train_no_barrier at a training "
+                   "step N <= %d) and "
                    "1 <= N <= %d, or flaky@N with N >= 2, got '%s'", Q4_CASE_TRAIN_MAX_STEPS,
                    INT32_MAX, SHOWN(s));
 }

@@ -37,6 +37,10 @@ typedef enum q4h_train_fault_kind {
                                      requant's new one */
     Q4H_TRAIN_FAULT_BWD_STALE_W,  /* the backward reads the last step's W_4X8 while the
                                      forward reads the new one */
+    Q4H_TRAIN_FAULT_NO_BARRIER,   /* no barrier before each dW of the step: it may read
+                                     its gradient before the op that writes it ends (a
+                                     device-resident step; the validation layer's
+                                     synchronisation checks see it on any driver) */
     Q4H_TRAIN_FAULT_COUNT
 } q4h_train_fault_kind;
 

@@ -9,11 +9,15 @@
  * (a). Then the loss trajectory is judged against an fp64 run of the same model from
  * the same start, in an envelope calibrated by the zoo's legal fp32 runs (b).
  *
- * Between ops the state passes through host memory (each op's run uploads its
- * inputs and reads its outputs back); gpu_in is what the kernel is handed, truth_in
- * what the previous kernels wrote. They differ only under a planted integration bug
- * (--inject-fault train_<kind>@N). Device-resident state would replace the uploads
- * and read-backs by buffers kept across ops, with the same judgement. */
+ * On Vulkan a step is kept on the device (train_resident.h): the step's code below
+ * runs twice, a pass that records every op into one submission, with the tensors
+ * handed on through device buffers and ordered by the runtime's barriers, then, after
+ * it ran, a pass that reads each op's outputs back and judges them in step order.
+ * Elsewhere (WebGPU, interface files, the host-side planted faults) a step's ops run
+ * one by one and the state passes through host memory (each op's run uploads its
+ * inputs and reads its outputs back). gpu_in is what the kernel is handed, truth_in
+ * what the previous kernels wrote; they differ only under a planted integration bug
+ * (--inject-fault train_<kind>@N). */
 #include "train_case.h"
 
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include "judge.h"
 #include "plan.h"
 #include "q4ref_train.h"
+#include "train_resident.h"
 #include "verdict.h"
 
 _Static_assert(Q4_CASE_TRAIN_MAX_STEPS <= 999, "a step fits the three digits of a result's where");
@@ -45,11 +50,18 @@ _Static_assert(Q4H_STEP_OPS == Q4_TRAIN_OPS, "a trace column per op of a step");
 /* The latent's drift allowance in units of its scale, for the same reason. */
 #define DRIFT_FLOOR 0x1p-20
 
+/* How run_op treats an op: run it on its own (host-staged), record it into the step's
+ * submission, or judge what the submission left. */
+typedef enum pass { PASS_HOST, PASS_RECORD, PASS_JUDGE } pass;
+
 typedef struct driver {
     q4h_backend *b;
     const q4_case *c;
     q4_result *r;
     bool stopped;              /* a run failed (not a judged Fail): the case ends */
+    pass pass;
+    q4h_resident *res;         /* the device tensors; NULL: host-staged */
+    bool unrecordable;         /* an op of the step cannot be recorded: host-staged from it on */
     int64_t elements;
     double gpu_ms;
     float loss[MAX_STEPS];                 /* each step's GPU loss */
@@ -94,12 +106,125 @@ static void dump_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inp
     d->dumped = true;
 }
 
-/* Runs op on gpu_in, judges it against the truth of truth_in and keeps the worst of
+static bool fault_at(const driver *d, q4h_train_fault_kind kind, int64_t t)
+{
+    const q4h_train_fault *f = &d->b->opt->train_fault;
+    return f->kind == kind && f->step == t;
+}
+
+/* The case ends at op `op` of step t with verdict v and msg. */
+static void stop_at(driver *d, q4_verdict v, int64_t t, int layer, const q4h_op *op,
+                    const char *msg)
+{
+    d->r->verdict = v;
+    snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.900s",
+             (long long)t, layer + 1, op->name, msg);
+    d->stopped = true;
+}
+
+/* After a lost device or a timeout: the device tensors are gone with the context, and
+ * the cases left get a new one (as q4h_gpu_judged does for a host-staged op). */
+static void after_lost(driver *d, q4_status st)
+{
+    if (st != Q4_ERR_DEVICE_LOST && st != Q4_ERR_TIMEOUT)
+        return;
+    q4h_resident_free(d->res, true);
+    d->res = NULL;
+    q4_error again = { 0 };
+    if (d->b->i->reopen(d->b, d->c, &again) != Q4_OK) {
+        size_t len = strlen(d->r->message);
+        snprintf(d->r->message + len, sizeof d->r->message - len,
+                 "; the device could not be reopened: %.300s", again.msg);
+    }
+}
+
+/* The step's recorded ops, submitted: its time, and what the probes found (a Fail,
+ * whatever the values, as for a single op). A failed submission ends the case; a
+ * hazard the validation layer's synchronisation checks report is a Fail: the results
+ * depend on how the device schedules the dispatches. */
+static void submit_step(driver *d, int64_t t)
+{
+    q4_error err = { 0 };
+    q4h_observations obs = { .gpu_ms = -1 };
+    q4_status st = q4h_resident_submit(d->res, &obs, &err);
+    q4_result *r = d->r;
+    if (st == Q4_OK) {
+        if (obs.gpu_ms > 0)
+            d->gpu_ms += obs.gpu_ms;
+        if ((obs.out_of_bounds || obs.raced) && r->verdict == Q4_PASS) {
+            r->verdict = Q4_FAIL;
+            snprintf(r->message, sizeof r->message, "step %lld: %s: %.800s", (long long)t,
+                     obs.out_of_bounds ? "out-of-bounds access" : "shared-memory race",
+                     obs.out_of_bounds ? obs.oob : obs.race);
+        }
+        return;
+    }
+    const bool hazard = st == Q4_ERR_VALIDATION && strstr(err.msg, "SYNC-HAZARD");
+    r->verdict = hazard ? Q4_FAIL : q4h_verdict_of_run(st);
+    snprintf(r->message, sizeof r->message, "step %lld: %s%.900s", (long long)t,
+             hazard ? "a hazard between the step's dispatches: " : "", err.msg);
+    d->stopped = true;
+    after_lost(d, st);
+}
+
+/* PASS_RECORD: op's launch into the step's submission, its output buffers those of the
+ * host arrays `to`. An op that cannot be recorded marks the step (it then runs
+ * host-staged). */
+static void record_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_inputs *gpu_in,
+                      int64_t t, int layer, int col, void *const *to)
+{
+    q4_error err = { 0 };
+    char why[Q4_MSG_MAX] = "";
+    if (d->unrecordable)
+        return;
+    q4_status st = d->b->i->begin(d->b, op, oc, why, sizeof why, &err);
+    if (st == Q4_OK && why[0]) {
+        stop_at(d, Q4_NOT_SUPPORTED, t, layer, op, why);
+        return;
+    }
+    if (st == Q4_OK && !q4h_resident_recordable(d->res, op, oc, why, sizeof why)) {
+        d->unrecordable = true;
+        return;
+    }
+    /* the planted bug: each dW may start before the op that writes its gradient ends */
+    const bool barrier = !(col == Q4H_STEP_DW && fault_at(d, Q4H_TRAIN_FAULT_NO_BARRIER, t));
+    if (st == Q4_OK)
+        st = q4h_resident_record(d->res, op, oc, gpu_in, to, barrier, &err);
+    if (st != Q4_OK) {
+        char msg[Q4_MSG_MAX];
+        snprintf(msg, sizeof msg, "recording the step: %.480s", err.msg);
+        stop_at(d, q4h_verdict_of_run(st), t, layer, op, msg);
+        after_lost(d, st);
+    }
+}
+
+/* PASS_JUDGE: op's outputs as the step's submission left them, judged into r. */
+static bool resident_judged(driver *d, const q4h_op *op, const q4_case *oc,
+                            const q4_inputs *gpu_in, void *const *to, q4h_outputs *out,
+                            q4_result *r)
+{
+    q4_error err = { 0 };
+    q4_status st = q4h_resident_read(d->res, op, oc, gpu_in, to, out, &err);
+    r->gpu_ms = -1;   /* the step's time is the submission's */
+    if (st == Q4_OK) {
+        q4h_judge(out, r);
+        return true;
+    }
+    r->verdict = q4h_verdict_of_run(st);
+    snprintf(r->message, sizeof r->message, "reading the step's results: %.480s", err.msg);
+    return false;
+}
+
+/* Runs op on gpu_in (PASS_HOST), or records it (PASS_RECORD) or reads its outputs
+ * after the step (PASS_JUDGE) into the buffers of host arrays `to` (one per output
+ * buffer of the op), judges it against the truth of truth_in and keeps the worst of
  * the case in d->r; trace column col at step t (1-based). out holds the GPU's results
- * after it. False when the run itself failed (the case's verdict is set). */
+ * after it. False when there are none: the op was recorded, or the run itself failed
+ * (the case's verdict is set). */
 static bool run_op(driver *d, const q4_case *oc, const q4_inputs *truth_in,
                    const q4_inputs *gpu_in, int64_t t, int layer, int col, q4h_outputs *out,
-                   void (*tamper)(q4h_outputs *out, const void *ctx), const void *ctx)
+                   void *const *to, void (*tamper)(q4h_outputs *out, const void *ctx),
+                   const void *ctx)
 {
     const q4h_op *op = q4h_train_step_ops[col];
     q4_error err = { 0 };
@@ -107,38 +232,40 @@ static bool run_op(driver *d, const q4_case *oc, const q4_inputs *truth_in,
     char why[Q4_MSG_MAX] = "";
     q4_result_init(&one);
     q4h_outputs_free(out);
+    if (d->pass == PASS_RECORD) {
+        record_op(d, op, oc, gpu_in, t, layer, col, to);
+        return false;
+    }
     /* The case line's sequence (backend.h) for each op: begin, stage (what the kernel is
      * handed, as the API takes it: WebGPU's buffer images), truth, bind (an interface
-     * file's buffers, which follow from the truth), run, end. */
+     * file's buffers, which follow from the truth), run, end. A judged pass has begun
+     * and run the op in its step's submission already. */
     const q4h_backend_i *bi = d->b->i;
-    q4_status st = bi->begin(d->b, op, oc, why, sizeof why, &err);
-    if (st == Q4_OK && !why[0] && bi->stage)
+    const bool host = d->pass == PASS_HOST;
+    q4_status st = host ? bi->begin(d->b, op, oc, why, sizeof why, &err) : Q4_OK;
+    if (st == Q4_OK && !why[0] && bi->stage && host)
         st = bi->stage(d->b, op, oc, gpu_in, why, sizeof why, &err);
     if (st == Q4_OK && !why[0])
         st = op->truth(oc, truth_in, out, &err);
-    if (st == Q4_OK && !why[0] && bi->bind)
+    if (st == Q4_OK && !why[0] && bi->bind && host)
         st = bi->bind(d->b, op, oc, gpu_in, out, why, sizeof why, &err);
     if (st == Q4_OK && why[0]) {
         if (bi->end)
             bi->end(d->b);
-        d->r->verdict = Q4_NOT_SUPPORTED;
-        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.400s",
-                 (long long)t, layer + 1, op->name, why);
-        d->stopped = true;
+        stop_at(d, Q4_NOT_SUPPORTED, t, layer, op, why);
         return false;
     }
     if (st != Q4_OK) {
         one.verdict = q4h_verdict_of_run(st);
         snprintf(one.message, sizeof one.message, "%s", err.msg);
     }
-    bool ran = st == Q4_OK && q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx);
-    if (bi->end)   /* what stage and bind kept is this op's alone */
+    bool ran = st == Q4_OK &&
+               (host ? q4h_gpu_judged(d->b, op, oc, gpu_in, out, &one, tamper, ctx)
+                     : resident_judged(d, op, oc, gpu_in, to, out, &one));
+    if (bi->end && host)   /* what stage and bind kept is this op's alone */
         bi->end(d->b);
     if (!ran) {
-        d->r->verdict = one.verdict;
-        snprintf(d->r->message, sizeof d->r->message, "step %lld, layer %d, %s: %.900s",
-                 (long long)t, layer + 1, op->name, one.message);
-        d->stopped = true;
+        stop_at(d, one.verdict, t, layer, op, one.message);
         if (st == Q4_OK && d->b->opt->dump_dir && !d->dumped)
             dump_op(d, op, oc, gpu_in, out, false, &one);
         return false;
@@ -180,12 +307,6 @@ static bool run_op(driver *d, const q4_case *oc, const q4_inputs *truth_in,
 }
 
 /* ---------------- the planted integration bugs ---------------- */
-
-static bool fault_at(const driver *d, q4h_train_fault_kind kind, int64_t t)
-{
-    const q4h_train_fault *f = &d->b->opt->train_fault;
-    return f->kind == kind && f->step == t;
-}
 
 /* dW not cleared: the kernel's result lands on top of the last step's. */
 static void add_previous(q4h_outputs *out, const void *ctx)
@@ -293,7 +414,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     float *lat = NULL, *mom = NULL, *vel = NULL, *dw = NULL, *dw_prev = NULL, *zeros = NULL;
     float *act = NULL, *g = NULL;
     uint32_t *w = NULL, *w_prev = NULL;
-    uint8_t *codes = NULL;
+    uint8_t *codes = NULL, *flat = NULL;   /* flat: the key of the requant's flat output */
 
     q4h_result_start(opt, c, r);
     for (int o = 0; o < Q4_TRAIN_OPS; o++)
@@ -328,11 +449,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                             .labels = in.labels, .latent = in.latent, .scales = in.scales,
                             .lr = in.lr, .beta1 = in.beta1, .beta2 = in.beta2, .eps = in.eps,
                             .wd = in.wd };
-    int64_t words = 0, widest = 0;
+    int64_t words = 0, widest = 0, flats = 0;
     for (int l = 0; l <= L; l++) {
         m.width[l] = wd[l];
         widest = wd[l] > widest ? wd[l] : widest;
         if (l < L) words += q4_w4x8_words(wd[l + 1], wd[l]);
+        if (l < L) flats += q4_flat_bytes(wd[l + 1], wd[l]);
     }
     const int64_t n = q4ref_train_weights(&m), M = c->m, T = c->step, V = c->v;
     double t_truth = q4h_now_s();
@@ -347,11 +469,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     dw = calloc((size_t)n, sizeof *dw), dw_prev = calloc((size_t)n, sizeof *dw_prev);
     zeros = calloc((size_t)n, sizeof *zeros);
     act = calloc((size_t)((L + 1) * M * widest), sizeof *act);
-    g = calloc((size_t)(2 * M * widest), sizeof *g);
+    g = calloc((size_t)((L + 1) * M * widest), sizeof *g);
+    flat = malloc((size_t)flats);
     w = calloc((size_t)words, sizeof *w), w_prev = calloc((size_t)words, sizeof *w_prev);
     codes = calloc((size_t)n, 1);
     if (!lat || !mom || !vel || !dw || !dw_prev || !zeros || !act || !g || !w || !w_prev ||
-        !codes) {
+        !codes || !flat) {
         r->verdict = Q4_RESOURCE_ERROR;
         snprintf(r->message, sizeof r->message, "cannot allocate the training state");
         goto done;
@@ -372,27 +495,43 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     r->verdict = Q4_PASS;
     r->worst_margin = 0;
 
+    /* Device-resident where the backend allows it; then an op a launcher cannot record
+     * (it reads results back mid-op) sends the case back to the host-staged driver from
+     * the step it meets it at, whose recording is dropped unrun. */
+    char host_why[Q4_MSG_MAX] = "";
+    if (q4h_resident_possible(b, host_why, sizeof host_why) &&
+        q4h_resident_new(b, &d.res, &err) != Q4_OK) {
+        r->verdict = Q4_RESOURCE_ERROR;
+        snprintf(r->message, sizeof r->message, "%.480s", err.msg);
+        goto done;
+    }
     for (int64_t t = 1; t <= T && !d.stopped; t++) {
         r->train.steps = (int)t;   /* the steps begun: a stopped case reports those */
-        /* forward: act[l+1] = act[l] W_l^T */
-        memcpy(act, in.x + (t - 1) * M * c->k, (size_t)(M * c->k) * sizeof *act);
+        d.pass = d.res ? PASS_RECORD : PASS_HOST;
+        if (d.res && q4h_resident_begin(d.res, &err) != Q4_OK) {
+            r->verdict = q4h_verdict_of_run(err.status);
+            snprintf(r->message, sizeof r->message, "step %lld: %.480s", (long long)t, err.msg);
+            break;
+        }
+    step_pass:;
+        /* forward: act[l+1] = act[l] W_l^T, act[0] the step's x */
         for (int l = 0, wat = 0; l < L && !d.stopped; l++) {
             const int64_t N = wd[l + 1], K = wd[l];
             q4_case oc = step_case(Q4H_STEP_FWD, c);
             oc.m = M, oc.n = N, oc.k = K, oc.gs = c->gs;
             q4_inputs ti = { 0 };
-            ti.x = act + l * M * widest;
+            ti.x = l ? act + l * M * widest : in.x + (t - 1) * M * c->k;
             ti.w4x8 = w + wat;
             ti.scales = in.scales + q4ref_train_scale_at(&m, l);
             q4_inputs gi = ti;
             if (fault_at(&d, Q4H_TRAIN_FAULT_STALE_W, t))
                 gi.w4x8 = w_prev + wat;
-            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_FWD, &out, NULL, NULL))
-                memcpy(act + (l + 1) * M * widest, out.o[0].got, (size_t)(M * N) * sizeof(float));
+            float *y = act + (l + 1) * M * widest;
+            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_FWD, &out, (void *[]){ y }, NULL, NULL))
+                memcpy(y, out.o[0].got, (size_t)(M * N) * sizeof(float));
             wat += (int)q4_w4x8_words(N, K);
         }
-        /* fused CE on the logits, every row labelled */
-        float *gcur = g, *gnext = g + M * widest;
+        /* fused CE on the logits, every row labelled; g[l] is the gradient of act[l] */
         if (!d.stopped) {
             q4_case oc = step_case(Q4H_STEP_CE, c);
             oc.r = M, oc.v = V;
@@ -400,12 +539,14 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             ti.logits = act + L * M * widest;
             ti.labels = in.labels + (t - 1) * M;
             ti.n_valid = (float)M;
-            if (run_op(&d, &oc, &ti, &ti, t, L - 1, Q4H_STEP_CE, &out, NULL, NULL)) {
+            float *dlogits = g + L * M * widest;
+            if (run_op(&d, &oc, &ti, &ti, t, L - 1, Q4H_STEP_CE, &out,
+                       (void *[]){ &d.loss[t - 1], dlogits }, NULL, NULL)) {
                 d.loss[t - 1] = out.o[0].got[0];
-                memcpy(gcur, out.o[1].got, (size_t)(M * V) * sizeof(float));
+                memcpy(dlogits, out.o[1].got, (size_t)(M * V) * sizeof(float));
             }
         }
-        /* backward, top layer first: dW_l = g^T act[l]; g = g W_l below the top */
+        /* backward, top layer first: dW_l = g[l+1]^T act[l]; g[l] = g[l+1] W_l above layer 0 */
         int wat = (int)words;
         for (int l = L - 1; l >= 0 && !d.stopped; l--) {
             const int64_t N = wd[l + 1], K = wd[l], at = q4ref_train_weight_at(&m, l);
@@ -413,10 +554,10 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             q4_case oc = step_case(Q4H_STEP_DW, c);
             oc.m = M, oc.n = N, oc.k = K;
             q4_inputs ti = { 0 };
-            ti.dout = gcur;
-            ti.x = act + l * M * widest;
+            ti.dout = g + (l + 1) * M * widest;
+            ti.x = l ? act + l * M * widest : in.x + (t - 1) * M * c->k;
             bool stale = fault_at(&d, Q4H_TRAIN_FAULT_DW_STALE, t);
-            if (run_op(&d, &oc, &ti, &ti, t, l, Q4H_STEP_DW, &out,
+            if (run_op(&d, &oc, &ti, &ti, t, l, Q4H_STEP_DW, &out, (void *[]){ dw + at },
                        stale ? add_previous : NULL, dw_prev + at))
                 memcpy(dw + at, out.o[0].got, (size_t)(N * K) * sizeof(float));
             if (l == 0 || d.stopped)
@@ -424,24 +565,23 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             oc = step_case(Q4H_STEP_BWD, c);
             oc.m = M, oc.n = N, oc.k = K, oc.gs = c->gs;
             memset(&ti, 0, sizeof ti);
-            ti.dout = gcur;
+            ti.dout = g + (l + 1) * M * widest;
             ti.w4x8 = w + wat;
             ti.scales = in.scales + q4ref_train_scale_at(&m, l);
             q4_inputs gi = ti;
             if (fault_at(&d, Q4H_TRAIN_FAULT_BWD_STALE_W, t))
                 gi.w4x8 = w_prev + wat;
-            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_BWD, &out,
-                       NULL, NULL)) {
-                memcpy(gnext, out.o[0].got, (size_t)(M * K) * sizeof(float));
-                float *tmp = gcur;
-                gcur = gnext, gnext = tmp;
-            }
+            float *dx = g + l * M * widest;
+            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_BWD, &out, (void *[]){ dx }, NULL, NULL))
+                memcpy(dx, out.o[0].got, (size_t)(M * K) * sizeof(float));
         }
-        memcpy(dw_prev, dw, (size_t)n * sizeof *dw);
-        memcpy(w_prev, w, (size_t)words * sizeof *w);
+        if (d.pass != PASS_RECORD) {
+            memcpy(dw_prev, dw, (size_t)n * sizeof *dw);
+            memcpy(w_prev, w, (size_t)words * sizeof *w);
+        }
         /* AdamW on each layer's latent, then the requant the next forward reads */
         wat = 0;
-        for (int l = 0; l < L && !d.stopped; l++) {
+        for (int l = 0, fat = 0; l < L && !d.stopped; l++) {
             const int64_t N = wd[l + 1], K = wd[l], at = q4ref_train_weight_at(&m, l);
             q4_case oc = step_case(Q4H_STEP_ADAMW, c);
             oc.numel = N * K, oc.step = t, oc.wd = 1;
@@ -453,7 +593,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             q4_inputs gi = ti;
             if (fault_at(&d, Q4H_TRAIN_FAULT_MV_RESET, t))
                 gi.m = zeros + at, gi.v = zeros + at;
-            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_ADAMW, &out, NULL, NULL)) {
+            if (run_op(&d, &oc, &ti, &gi, t, l, Q4H_STEP_ADAMW, &out, NULL, NULL, NULL)) {
                 memcpy(lat + at, out.o[0].got, (size_t)(N * K) * sizeof(float));
                 memcpy(mom + at, out.o[1].got, (size_t)(N * K) * sizeof(float));
                 memcpy(vel + at, out.o[2].got, (size_t)(N * K) * sizeof(float));
@@ -465,8 +605,8 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             memset(&ti, 0, sizeof ti);
             ti.latent = lat + at;
             ti.scales = in.scales + q4ref_train_scale_at(&m, l);
-            if (run_op(&d, &oc, &ti, &ti, t, l, Q4H_STEP_REQUANT, &out, NULL,
-                       NULL)) {
+            if (run_op(&d, &oc, &ti, &ti, t, l, Q4H_STEP_REQUANT, &out,
+                       (void *[]){ w + wat, flat + fat }, NULL, NULL)) {
                 /* the W_4X8 words as the GPU wrote them are what the next forward reads;
                  * a requant that writes another layout (an interface file's flat bytes)
                  * hands its codes on in W_4X8, which the forward's own interface file
@@ -483,6 +623,21 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                 }
             }
             wat += (int)q4_w4x8_words(N, K);
+            fat += (int)q4_flat_bytes(N, K);
+        }
+        if (d.pass == PASS_RECORD && !d.stopped && d.unrecordable) {
+            /* back to host-staged ops, this step included; nothing of it has run */
+            q4h_resident_abort(d.res);
+            q4h_resident_free(d.res, false);
+            d.res = NULL;
+            d.pass = PASS_HOST;
+            goto step_pass;
+        }
+        if (d.pass == PASS_RECORD && !d.stopped) {
+            submit_step(&d, t);
+            d.pass = PASS_JUDGE;
+            if (!d.stopped)
+                goto step_pass;
         }
     }
     if (d.stopped)
@@ -573,7 +728,8 @@ done:
     q4_inputs_free(&in);
     free(rf.lat64); free(rf.codes64);
     free(lat); free(mom); free(vel); free(dw); free(dw_prev); free(zeros); free(act); free(g);
-    free(w); free(w_prev); free(codes);
+    free(w); free(w_prev); free(codes); free(flat);
+    q4h_resident_free(d.res, false);
     if (b->i->end)
         b->i->end(b);
     r->seconds = q4h_now_s() - t0;
