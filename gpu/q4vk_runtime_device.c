@@ -152,6 +152,10 @@ static q4_status instance_create(q4vk_context *ctx, VkInstance *out, uint32_t *a
         }
         enable[n_enable++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
         q4vk_messenger_info(ctx, &dbg);
+        /* The layer stops repeating a message after 10 (by its MessageID) for the life
+         * of the process: a worker's eleventh case with the same defect would pass. The
+         * user's own limit stands. */
+        setenv("VK_LAYER_DUPLICATE_MESSAGE_LIMIT", "2147483647", 0);
         /* The synchronisation checks too: a hazard between two dispatches that no
          * barrier orders is an error even on a driver that runs them one after another
          * (lavapipe), where the results could not show it. */

@@ -633,6 +633,64 @@ START_TEST(run_sequence_and_offsets)
 }
 END_TEST
 
+START_TEST(sequence_records_then_submits)
+{
+    /* Two launches recorded into one submission: nothing runs until the end, the second
+     * reads what the first wrote (the barrier between them), push constants are the
+     * ones given at record time, and a buffer destroyed meanwhile lives until the end. */
+    q4vk_context *ctx = context(NULL);
+    q4_error err = { 0 };
+    uint32_t n = 256, *v, got[256];
+    q4vk_buffer *b = iota_buffer(ctx, n, 0, &v);
+    q4vk_buffer *doomed = buffer(ctx, n * 4);
+    upload(ctx, doomed, 0, v, n * 4);
+    q4vk_pipeline *add = pipeline(ctx, "test_add", NULL), *mul = pipeline(ctx, "test_mul", NULL);
+    ck_assert_int_eq(q4vk_sequence_end(ctx, NULL, &err), Q4_ERR_ARG);   /* none begun */
+    ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_OK);
+    ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_ERR_ARG);      /* no nesting */
+    uint32_t count = n;
+    ck_assert_int_eq(run_n(ctx, add, b, count, NULL, &err), Q4_OK);    /* (i + 1) */
+    count = 0;   /* the launcher's push constants change after its call: kept as given */
+    q4vk_sequence_op(ctx, true);
+    ck_assert_int_eq(run_n(ctx, mul, b, n, NULL, &err), Q4_OK);        /* * 3 */
+    ck_assert_int_eq(run_n(ctx, add, doomed, n, NULL, &err), Q4_OK);
+    q4vk_buffer_destroy(ctx, doomed);
+    download(ctx, b, 0, got, n * 4);          /* nothing has run yet: the old contents */
+    ck_assert_uint_eq(got[5], 5);
+    /* a write to a bound buffer would run before the dispatches: refused */
+    ck_assert_int_eq(q4vk_upload(ctx, b, 0, v, 4, &err), Q4_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "has not run yet"), "message: %s", err.msg);
+    ck_assert_int_eq(q4vk_fill(ctx, b, 0, 4, 0, &err), Q4_ERR_UNSUPPORTED);
+    /* a buffer made while recording and bound by it has nothing to read yet */
+    q4vk_buffer *flag = buffer(ctx, 4);
+    ck_assert_int_eq(run_n(ctx, add, flag, 1, NULL, &err), Q4_OK);
+    ck_assert_int_eq(q4vk_download(ctx, flag, 0, got, 4, &err), Q4_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "nothing to read yet"), "message: %s", err.msg);
+    q4vk_timing t = { 0 };
+    ck_assert_msg(q4vk_sequence_end(ctx, &t, &err) == Q4_OK, "q4vk_sequence_end: %s", err.msg);
+    download(ctx, b, 0, got, n * 4);
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_uint_eq(got[i], (i + 1) * 3);
+    download(ctx, flag, 0, got, 4);           /* after the end: readable */
+    /* after the end q4vk_run submits at once again */
+    ck_assert_int_eq(run_n(ctx, add, b, n, NULL, &err), Q4_OK);
+    download(ctx, b, 0, got, n * 4);
+    ck_assert_uint_eq(got[7], 8 * 3 + 1);
+    /* an aborted recording runs nothing; an empty one is Q4_OK */
+    ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_OK);
+    ck_assert_int_eq(run_n(ctx, mul, b, n, NULL, &err), Q4_OK);
+    q4vk_sequence_abort(ctx);
+    download(ctx, b, 0, got, n * 4);
+    ck_assert_uint_eq(got[7], 8 * 3 + 1);
+    ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_OK);
+    ck_assert_int_eq(q4vk_sequence_end(ctx, NULL, &err), Q4_OK);
+    free(v);
+    q4vk_buffer_destroy(ctx, flag);
+    q4vk_buffer_destroy(ctx, b);
+    q4vk_destroy(ctx);
+}
+END_TEST
+
 START_TEST(run_args)
 {
     q4vk_context *ctx = context(NULL);
@@ -1027,6 +1085,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, run_folded);
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, run_sequence_and_offsets);
+    tcase_add_test(tc, sequence_records_then_submits);
     tcase_add_test(tc, run_args);
     tcase_add_test(tc, storage_range_limit);
     tcase_add_test(tc, override_replaces_kernel);

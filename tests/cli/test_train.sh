@@ -164,6 +164,14 @@ if [ -f "$mut" ]; then
 else
   fail "no mutant $mut (built with the tests)"
 fi
+# the probes see a device-resident step's dispatches as a single op's: a shared-memory
+# race and a read past the data, each in an override of one op, fail the step
+muts=$(dirname "$work")/mutations
+expect 1 "message: step 1: shared-memory race: kernel fused_ce \(override\)" -- "$q4cts" run \
+  --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --race-check --kernel fused_ce="$muts/ce_sum_barrier_dropped.spv"
+expect 1 "message: step 1: out-of-bounds access: kernel adamw_step \(override\) read past the data of binding 1" -- \
+  "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --bounds-check \
+  --kernel adamw_step="$muts/adamw_reads_past_grad.spv"
 # the static checks cover the kernels a training case's steps ran: a requant override
 # that rounds with GLSL round() is a QualityWarning naming it (a failure under --strict)
 sed 's/roundEven(xp \/ c.sp)/round(xp \/ c.sp)/' "$src/gpu/shaders/q4gsw_requant.glsl" >q4gsw_requant.glsl
