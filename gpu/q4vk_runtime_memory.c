@@ -245,6 +245,19 @@ static q4_status staging_reserve(q4vk_context *ctx, size_t bytes, q4_error *err)
     return Q4_OK;
 }
 
+/* A staging chunk's copy to or from the host, on every core in pieces of a fixed size
+ * (the bytes are the same whoever copies them): one core's memcpy of a big case's
+ * gigabytes was, beside the transfers themselves, most of its uploads and read-backs. */
+enum { COPY_PIECE = 1 << 20 };
+
+static void copy_wide(void *dst, const void *src, size_t bytes)
+{
+#pragma omp parallel for schedule(static) if (bytes > COPY_PIECE)
+    for (size_t at = 0; at < bytes; at += COPY_PIECE)
+        memcpy((char *)dst + at, (const char *)src + at,
+               bytes - at < COPY_PIECE ? bytes - at : COPY_PIECE);
+}
+
 static void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
                     VkPipelineStageFlags dst_stage, VkAccessFlags dst)
 {
@@ -310,7 +323,7 @@ q4_status q4vk_upload(q4vk_context *ctx, q4vk_buffer *dst, size_t offset, const 
         if ((st = staging_reserve(ctx, n, err)) != Q4_OK ||
             (st = q4vk_cmd_begin(ctx, err)) != Q4_OK)
             break;
-        memcpy(ctx->staging_map, (const char *)src + done, n);
+        copy_wide(ctx->staging_map, (const char *)src + done, n);
         barrier(ctx->cmd, PRIOR_STAGES, PRIOR_WRITES, VK_PIPELINE_STAGE_TRANSFER_BIT,
                 VK_ACCESS_TRANSFER_WRITE_BIT);
         VkBufferCopy region = { .srcOffset = 0, .dstOffset = offset + done, .size = n };
@@ -347,7 +360,7 @@ q4_status q4vk_download(q4vk_context *ctx, const q4vk_buffer *src, size_t offset
                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
         st = q4vk_cmd_submit_wait(ctx, "a download", err);
         if (st == Q4_OK)
-            memcpy((char *)dst + done, ctx->staging_map, n);
+            copy_wide((char *)dst + done, ctx->staging_map, n);
         done += n;
     }
     q4_status vst = q4vk_msgs_end(ctx, st == Q4_OK ? err : NULL);

@@ -75,10 +75,12 @@ q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const flo
                        {v_value, db, "v_value", 0},         {v_bound, db, "v_bound", 0}};
     if ((st = q4ref_check_bufs(in, 4, out, 6, err)))
         return st;
+    q4ref_adamw_consts k;
+    q4ref_adamw_consts_of(h, &k);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < numel; i++) {
         q4ref_ev p1, m1, v1;
-        q4ref_adamw_elem_bound(param[i], grad[i], m[i], v[i], h, &p1, &m1, &v1);
+        q4ref_adamw_elem_bound(param[i], grad[i], m[i], v[i], &k, &p1, &m1, &v1);
         param_value[i] = p1.v;
         param_bound[i] = p1.e;
         m_value[i] = m1.v;

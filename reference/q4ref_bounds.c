@@ -58,6 +58,10 @@ double q4ref_gamma(int64_t n)
  * the zoo, and 1/64 of a rounding, far below any planted bug's bias. */
 #define RN_BIAS 0x1p-6
 
+/* The running-error helpers are inlined into the element loops: called, they cost the
+ * AdamW truth half its time in argument and result traffic (a 4-double struct each). */
+#define EV inline __attribute__((always_inline))
+
 static double gamma64(int64_t n)
 {
     double nu = (double)n * U64;
@@ -68,7 +72,7 @@ static double gamma64(int64_t n)
  * 1 ULP (glibc's exp/log/sqrt and IEEE + - * /) where the fp32 bound allows at least
  * 0.5 ULP of fp32: so the truth's own error is at most U64/U of the fp32 bound, and
  * widening the bound by that factor keeps it honest. */
-static double with_truth_error(double b) { return b * (1 + U64 / U); }
+static EV double with_truth_error(double b) { return b * (1 + U64 / U); }
 
 /* Dot products (SPEC §3, Higham eq. (3.5)): term i is a product of `factors` fp32
  * values rounded factors-1 times, then n-1 additions in any order; an FMA only removes
@@ -143,23 +147,23 @@ double q4ref_requant_window_ulps(void) { return 2.5 + 0.5; }
 
 /* An fp32 input, exact unless a driver flushes it (a denormal) to zero: always toward
  * zero, so the loss is systematic. */
-static q4ref_ev ev_in(float x)
+static EV q4ref_ev ev_in(float x)
 {
     double a = fabs((double)x), f = (a != 0 && a < TINY) ? a : 0;
     return (q4ref_ev){x, f, f, 0};
 }
 
-static q4ref_ev ev_const(double x) { return (q4ref_ev){x, 0, 0, 0}; }
+static EV q4ref_ev ev_const(double x) { return (q4ref_ev){x, 0, 0, 0}; }
 
 /* sqrt(a^2 + b^2) for the random scales (hypot's care for overflow is not needed). */
-static double qadd(double a, double b) { return sqrt(a * a + b * b); }
+static EV double qadd(double a, double b) { return sqrt(a * a + b * b); }
 
 /* Result r with propagated error ep (worst case), ap (systematic) and qp (random
  * scale), then an operation error of rel * |r'| where r' (within ep of r) is what the
  * fp32 operation really saw, then a possible flush. Of rel, one correct rounding (u)
  * is random; the rest (extra ULPs a function may have on every argument) and the
  * flush are systematic. The statistical parts are first order (u^2 terms dropped). */
-static q4ref_ev ev_op(double r, double ep, double ap, double qp, double rel)
+static EV q4ref_ev ev_op(double r, double ep, double ap, double qp, double rel)
 {
     return (q4ref_ev){r, ep + rel * (fabs(r) + ep) + TINY,
                       ap + (rel - U + RN_BIAS * U) * fabs(r) + TINY, qadd(qp, U * fabs(r))};
@@ -167,15 +171,15 @@ static q4ref_ev ev_op(double r, double ep, double ap, double qp, double rel)
 
 /* Propagated random scales add linearly (safe whatever the correlation of the
  * operands); the operation's own rounding is new and adds in quadrature (ev_op). */
-static q4ref_ev ev_add(q4ref_ev a, q4ref_ev b)
+static EV q4ref_ev ev_add(q4ref_ev a, q4ref_ev b)
 {
     return ev_op(a.v + b.v, a.e + b.e, a.a + b.a, a.q + b.q, U);
 }
-static q4ref_ev ev_sub(q4ref_ev a, q4ref_ev b)
+static EV q4ref_ev ev_sub(q4ref_ev a, q4ref_ev b)
 {
     return ev_op(a.v - b.v, a.e + b.e, a.a + b.a, a.q + b.q, U);
 }
-static q4ref_ev ev_mul(q4ref_ev a, q4ref_ev b)
+static EV q4ref_ev ev_mul(q4ref_ev a, q4ref_ev b)
 {
     double x = fabs(a.v), y = fabs(b.v);
     return ev_op(a.v * b.v, x * b.e + y * a.e + a.e * b.e, x * b.a + y * a.a, x * b.q + y * a.q,
@@ -184,7 +188,7 @@ static q4ref_ev ev_mul(q4ref_ev a, q4ref_ev b)
 
 /* a / b: 2.5 ULP, and 1 ULP <= 2u |r| for a normal r: 5u. Propagation is exact:
  * |a'/b' - a/b| <= (e_a + |r| e_b) / (|b| - e_b). */
-static q4ref_ev ev_div(q4ref_ev a, q4ref_ev b)
+static EV q4ref_ev ev_div(q4ref_ev a, q4ref_ev b)
 {
     double r = a.v / b.v, d = fabs(b.v);
     if (b.e >= fabs(b.v))
@@ -197,7 +201,7 @@ static q4ref_ev ev_div(q4ref_ev a, q4ref_ev b)
  * parameters, a row's sum): its error is the same in all of them, so for the
  * envelope it is systematic, bounded by its worst case or, for a random part, by
  * LAMBDA scales (one draw, confidence as above), whichever is smaller. */
-static q4ref_ev ev_shared(q4ref_ev x)
+static EV q4ref_ev ev_shared(q4ref_ev x)
 {
     return (q4ref_ev){x.v, x.e, fmin(x.e, x.a + LAMBDA * x.q), 0};
 }
@@ -205,27 +209,27 @@ static q4ref_ev ev_shared(q4ref_ev x)
 /* A shared constant whose fp32 rounding is known: its error err (at most the worst
  * case, and exact where SPEC §3 makes the operations correctly rounded; 1 - 0.9 is
  * exact by Sterbenz's lemma, for one) is its whole allowance. A flush adds TINY. */
-static q4ref_ev ev_known(q4ref_ev x, double err)
+static EV q4ref_ev ev_known(q4ref_ev x, double err)
 {
     return (q4ref_ev){x.v, x.e, fmin(x.e, err + TINY), 0};
 }
 
 /* The larger error of two evaluations of one quantity (a kernel may use either). */
-static q4ref_ev ev_either(q4ref_ev a, q4ref_ev b)
+static EV q4ref_ev ev_either(q4ref_ev a, q4ref_ev b)
 {
     return (q4ref_ev){a.v, fmax(a.e, b.e), fmax(a.a, b.a), fmax(a.q, b.q)};
 }
 
 /* a / b, or a * (1/b) with an fp32 reciprocal (2.5 + 0.5 ULP): the larger bound. The
  * reciprocal is computed once for every element. */
-static q4ref_ev ev_div_or_recip(q4ref_ev a, q4ref_ev b)
+static EV q4ref_ev ev_div_or_recip(q4ref_ev a, q4ref_ev b)
 {
     return ev_either(ev_div(a, b), ev_mul(a, ev_shared(ev_div(ev_const(1), b))));
 }
 
 /* exp(x): 3 + 2|x| ULP at the argument actually seen; exact propagation
  * exp(x + e) - exp(x) = exp(x) (e^e - 1). */
-static q4ref_ev ev_exp(q4ref_ev x)
+static EV q4ref_ev ev_exp(q4ref_ev x)
 {
     double r = exp(x.v);
     return ev_op(r, r * expm1(x.e), r * expm1(x.a), r * x.q,
@@ -236,7 +240,7 @@ static q4ref_ev ev_exp(q4ref_ev x)
  * argument may be anywhere in [x - e, x + e], so both apply if that straddles an edge.
  * Propagation: |log x' - log x| <= e / (x - e). For the envelope the whole allowance
  * is systematic. */
-static q4ref_ev ev_log(q4ref_ev x)
+static EV q4ref_ev ev_log(q4ref_ev x)
 {
     double lo = x.v - x.e, hi = x.v + x.e, r = log(x.v), ep, op;
     if (lo <= 0)
@@ -250,14 +254,14 @@ static q4ref_ev ev_log(q4ref_ev x)
  * (1 + 5u) / (1 - 4u) - 1 relative; a native sqrt or x * inversesqrt(x) is within it.
  * Propagation is exact and stays finite at x = 0 (sqrt is not Lipschitz there):
  * |sqrt(x') - sqrt(x)| <= e / (sqrt(x) + sqrt(x - e)) if e <= x, else sqrt(x + e). */
-static double sqrt_shift(double xv, double r, double e)
+static EV double sqrt_shift(double xv, double r, double e)
 {
     if (e == 0)
         return 0;
     return e <= xv ? e / (r + sqrt(xv - e)) : sqrt(xv + e);
 }
 
-static q4ref_ev ev_sqrt(q4ref_ev x)
+static EV q4ref_ev ev_sqrt(q4ref_ev x)
 {
     double xv = fmax(x.v, 0), r = sqrt(xv);
     /* the random scale is first order, e / (2 sqrt x), capped by the exact shift */
@@ -425,38 +429,52 @@ q4ref_ev q4ref_ce_loss_sum(const q4ref_ce_row *rows, int64_t R)
  * every element (systematic), and as + - * are correctly rounded their errors are
  * known exactly: the fp32 evaluations (with the product fused or not) minus the exact
  * values; everything else rounds data-dependent values. */
-static q4ref_ev with_truth(q4ref_ev x)
+static EV q4ref_ev with_truth(q4ref_ev x)
 {
     double e = with_truth_error(x.e);
     return (q4ref_ev){x.v, e, x.a + (e - x.e), x.q};
 }
 
-void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adamw_hyper *h,
-                            q4ref_ev *p_out, q4ref_ev *m_out, q4ref_ev *v_out)
+/* The ev's of the hyper-parameters, shared by every element: made once per step. */
+void q4ref_adamw_consts_of(const q4ref_adamw_hyper *h, q4ref_adamw_consts *k)
 {
-    const q4ref_ev one = ev_const(1), P = ev_in(p), G = ev_in(g);
+    const q4ref_ev one = ev_const(1);
     const q4ref_ev lr = ev_in(h->lr), b1 = ev_in(h->beta1), b2 = ev_in(h->beta2);
     const float f_lrwd = h->lr * h->wd;   /* fp32, correctly rounded (FLT_EVAL_METHOD 0) */
     const double x_lrwd = (double)h->lr * h->wd;
     const q4ref_ev lrwd = ev_known(ev_mul(lr, ev_in(h->wd)), fabs(f_lrwd - x_lrwd));
-    const q4ref_ev c1 = ev_known(ev_sub(one, b1), fabs((1.0f - h->beta1) - (1.0 - h->beta1)));
-    const q4ref_ev c2 = ev_known(ev_sub(one, b2), fabs((1.0f - h->beta2) - (1.0 - h->beta2)));
     /* 1 - lr*wd from the rounded product, or fused into one rounding */
     const double e_1lrwd = fmax(fabs((1.0f - f_lrwd) - (1.0 - x_lrwd)),
                                 fabs(fmaf(-h->lr, h->wd, 1.0f) - (1.0 - x_lrwd)));
-    q4ref_ev p1 = ev_either(ev_sub(P, ev_mul(lrwd, P)),
-                            ev_mul(P, ev_known(ev_sub(one, lrwd), e_1lrwd)));
-    q4ref_ev m1 = ev_add(ev_mul(b1, ev_in(m)), ev_mul(c1, G));
-    q4ref_ev v1 = ev_add(ev_mul(b2, ev_in(v)), ev_mul(ev_mul(c2, G), G));
-    q4ref_ev mh = ev_div(m1, ev_in(h->bc1));
-    q4ref_ev den = ev_add(ev_sqrt(ev_div(v1, ev_in(h->bc2))), ev_in(h->eps));
-    q4ref_ev step = ev_either(ev_div(ev_mul(lr, mh), den), ev_mul(lr, ev_div(mh, den)));
+    k->lr = lr;
+    k->b1 = b1;
+    k->b2 = b2;
+    k->lrwd = lrwd;
+    k->keep = ev_known(ev_sub(one, lrwd), e_1lrwd);
+    k->c1 = ev_known(ev_sub(one, b1), fabs((1.0f - h->beta1) - (1.0 - h->beta1)));
+    k->c2 = ev_known(ev_sub(one, b2), fabs((1.0f - h->beta2) - (1.0 - h->beta2)));
+    k->bc1 = ev_in(h->bc1);
+    k->bc2 = ev_in(h->bc2);
+    k->eps = ev_in(h->eps);
+    k->lr0 = h->lr == 0;
+}
+
+void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adamw_consts *k,
+                            q4ref_ev *p_out, q4ref_ev *m_out, q4ref_ev *v_out)
+{
+    const q4ref_ev P = ev_in(p), G = ev_in(g);
+    q4ref_ev p1 = ev_either(ev_sub(P, ev_mul(k->lrwd, P)), ev_mul(P, k->keep));
+    q4ref_ev m1 = ev_add(ev_mul(k->b1, ev_in(m)), ev_mul(k->c1, G));
+    q4ref_ev v1 = ev_add(ev_mul(k->b2, ev_in(v)), ev_mul(ev_mul(k->c2, G), G));
+    q4ref_ev mh = ev_div(m1, k->bc1);
+    q4ref_ev den = ev_add(ev_sqrt(ev_div(v1, k->bc2)), k->eps);
+    q4ref_ev step = ev_either(ev_div(ev_mul(k->lr, mh), den), ev_mul(k->lr, ev_div(mh, den)));
     q4ref_ev p2 = ev_sub(p1, step);
 
     /* lr = 0: both terms taken from p are lr times a finite number, an exact zero, and
      * p - 0 is p: the param comes back bit for bit (in either order of the decay), so
      * its bound is 0 (a denormal p's flush aside), not the roundings of a general lr. */
-    if (h->lr == 0)
+    if (k->lr0)
         p2 = ev_in(p);
     *p_out = with_truth(p2);
     *m_out = with_truth(m1);

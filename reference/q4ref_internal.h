@@ -75,8 +75,14 @@ void q4ref_ce_row_bound(const float *x, int64_t V, int32_t l, float n_valid,
 /* Value and bound of loss = the sum of the R row losses. */
 q4ref_ev q4ref_ce_loss_sum(const q4ref_ce_row *rows, int64_t R);
 
-/* One AdamW element: values and bounds of the new p, m, v (SPEC §2, §3). */
-void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adamw_hyper *h,
+/* One AdamW element: values and bounds of the new p, m, v (SPEC §2, §3), from the
+ * hyper-parameters' ev's that every element shares (q4ref_adamw_consts_of, once a step). */
+typedef struct q4ref_adamw_consts {
+    q4ref_ev lr, b1, b2, lrwd, keep, c1, c2, bc1, bc2, eps;   /* keep: 1 - lr*wd */
+    int lr0;
+} q4ref_adamw_consts;
+void q4ref_adamw_consts_of(const q4ref_adamw_hyper *h, q4ref_adamw_consts *k);
+void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adamw_consts *k,
                             q4ref_ev *p_out, q4ref_ev *m_out, q4ref_ev *v_out);
 
 /* requant (SPEC §3): half-width, in fp32 ULPs at the quotient, of the window in which

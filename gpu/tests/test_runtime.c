@@ -10,6 +10,7 @@
 #include <check.h>
 #include <ctype.h>
 #include <inttypes.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -356,6 +357,36 @@ START_TEST(roundtrip_multi_chunk)
     ck_assert_mem_eq((const char *)src + Q4VK_STAGING_CHUNK - 100, dst, 200);
     free(src);
     free(dst);
+    q4vk_buffer_destroy(ctx, b);
+    q4vk_destroy(ctx);
+}
+END_TEST
+
+/* The staging copies run on every core (copy_wide): a round trip with 1 thread and
+ * with 3 and 7 (pieces landing on threads in other ways) is the same bytes, on a size
+ * that crosses chunk and piece boundaries with an odd tail at an odd offset. */
+START_TEST(roundtrip_threads)
+{
+    const size_t bytes = Q4VK_STAGING_CHUNK + (3u << 20) / 2 + 7;
+    const int threads[] = { 1, 3, 7 };
+    q4vk_context *ctx = context(NULL);
+    unsigned char *src = malloc(bytes), *dst[3];
+    ck_assert_ptr_nonnull(src);
+    for (size_t i = 0; i < bytes; i++)
+        src[i] = (unsigned char)((i * 2654435761u) >> 13);
+    q4vk_buffer *b = buffer(ctx, bytes + 3);
+    for (int t = 0; t < 3; t++) {
+        omp_set_num_threads(threads[t]);
+        ck_assert_ptr_nonnull(dst[t] = calloc(bytes, 1));
+        upload(ctx, b, 3, src, bytes);
+        download(ctx, b, 3, dst[t], bytes);
+        ck_assert_msg(memcmp(src, dst[t], bytes) == 0, "round trip on %d threads differs",
+                      threads[t]);
+        ck_assert(memcmp(dst[0], dst[t], bytes) == 0);
+    }
+    for (int t = 0; t < 3; t++)
+        free(dst[t]);
+    free(src);
     q4vk_buffer_destroy(ctx, b);
     q4vk_destroy(ctx);
 }
@@ -1078,6 +1109,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, buffer_args);
     tcase_add_test(tc, roundtrip_offsets);
     tcase_add_test(tc, roundtrip_multi_chunk);
+    tcase_add_test(tc, roundtrip_threads);
     tcase_add_test(tc, fill);
     tc = tcase(s, "runs");
     tcase_add_test(tc, kernel_tables);
