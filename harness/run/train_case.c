@@ -264,6 +264,16 @@ static bool run_op(driver *d, const q4_case *oc, const q4_inputs *truth_in,
                      : resident_judged(d, op, oc, gpu_in, to, out, &one));
     if (bi->end && host)   /* what stage and bind kept is this op's alone */
         bi->end(d->b);
+    if (!ran && st != Q4_OK && !q4_verdict_ok(d->r->verdict, true)) {
+        /* the inputs an earlier failing op handed on are outside this op's contract (a
+         * NaN): that op stays the cause, this is what followed */
+        size_t len = strlen(d->r->message);
+        snprintf(d->r->message + len, sizeof d->r->message - len, "; then step %lld, layer %d, "
+                 "%s could not take its inputs: %.300s", (long long)t, layer + 1, op->name,
+                 one.message);
+        d->stopped = true;
+        return false;
+    }
     if (!ran) {
         stop_at(d, one.verdict, t, layer, op, one.message);
         if (st == Q4_OK && d->b->opt->dump_dir && !d->dumped)

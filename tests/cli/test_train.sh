@@ -172,6 +172,18 @@ expect 1 "message: step 1: shared-memory race: kernel fused_ce \(override\)" -- 
 expect 1 "message: step 1: out-of-bounds access: kernel adamw_step \(override\) read past the data of binding 1" -- \
   "$q4cts" run --filter q4cts.train.linear1.m32_k32_v8_g16_t8_l300 --bounds-check \
   --kernel adamw_step="$muts/adamw_reads_past_grad.spv"
+# a dW that leaves its first vec4 unwritten: in a device-resident step its buffer was
+# poisoned, so the elements read NaN and dW fails; the requant that later meets the NaN
+# latent cannot take it, and dW stays the cause
+sed 's|    dw4\[(row \* pc.K + col) / 4u\] = v;|    if (row + col > 0u) dw4[(row * pc.K + col) / 4u] = v;|' \
+  "$src/gpu/shaders/linear_dw_tiled.comp" >dw_hole.comp
+grep -q 'row + col > 0u' dw_hole.comp || fail "the dW store to plant a hole in was not found"
+"$glslang" --target-env vulkan1.1 -V --quiet -I"$src/gpu/shaders" -o dw_hole.spv dw_hole.comp ||
+  fail "the dW with a hole does not compile"
+expect 1 "message: step 1, layer 2, linear_dW: 4 of 128 elements outside their bound; worst dw\[n=0, k=0\]: got nan.*; then step 1, layer 1, q4gsw_requant could not take its inputs" -- \
+  "$q4cts" run --filter q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300 --kernel linear_dw_tiled=dw_hole.spv
+grep -qE '^Fail +q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300 ' out.txt ||
+  fail "a dW leaving elements unwritten is not a Fail: $(cat out.txt)"
 # the static checks cover the kernels a training case's steps ran: a requant override
 # that rounds with GLSL round() is a QualityWarning naming it (a failure under --strict)
 sed 's/roundEven(xp \/ c.sp)/round(xp \/ c.sp)/' "$src/gpu/shaders/q4gsw_requant.glsl" >q4gsw_requant.glsl
