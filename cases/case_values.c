@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_free.h"
 #include "case_values.h"
 
 uint64_t q4_case_stream_seed(const q4_case *c, const char *tensor)
@@ -210,8 +211,9 @@ q4c_scale_mode q4c_scale_mode_of(const q4_case *c)
 void q4_inputs_free(q4_inputs *in)
 {
     if (!in) return;
-    free(in->x); free(in->dout); free(in->bias); free(in->scales); free(in->latent);
-    free(in->logits); free(in->param); free(in->grad); free(in->m); free(in->v);
-    free(in->codes); free(in->w4x8); free(in->labels);
+    q4_free_big(in->x); q4_free_big(in->dout); q4_free_big(in->bias);
+    q4_free_big(in->scales); q4_free_big(in->latent); q4_free_big(in->logits);
+    q4_free_big(in->param); q4_free_big(in->grad); q4_free_big(in->m); q4_free_big(in->v);
+    q4_free_big(in->codes); q4_free_big(in->w4x8); q4_free_big(in->labels);
     memset(in, 0, sizeof *in);
 }

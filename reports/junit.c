@@ -228,6 +228,12 @@ static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
         q4rep_buf_printf(b, "\ninputs: %.4f ms", r->input_ms);
     if (r->truth_ms >= 0)
         q4rep_buf_printf(b, "\ntruth: %.4f ms", r->truth_ms);
+    if (r->upload_ms >= 0)
+        q4rep_buf_printf(b, "\nupload: %.4f ms", r->upload_ms);
+    if (r->readback_ms >= 0)
+        q4rep_buf_printf(b, "\nreadback: %.4f ms", r->readback_ms);
+    if (r->judge_ms >= 0)
+        q4rep_buf_printf(b, "\njudge: %.4f ms", r->judge_ms);
     if (r->message[0]) {
         q4rep_buf_puts(b, "\nmessage: ");
         q4rep_xml_text(b, r->message, sizeof r->message);

@@ -80,6 +80,12 @@ typedef struct q4_result {
     double input_ms;       /* wall time of making the case's inputs (q4_case_inputs: the seeded
                               values and the contract's checks of them); < 0 if unknown (replay's
                               inputs come from a dump, or the case ended before them) */
+    double upload_ms;      /* wall time of the GPU run's uploads: its buffers made and filled
+                              (the last --repeat run's); < 0 if unknown (WebGPU, --interface, a
+                              case that never ran) */
+    double readback_ms;    /* the same of its read-backs: results and guard words to the host */
+    double judge_ms;       /* wall time of judging the run's results (the last --repeat run's);
+                              < 0 if unknown */
     double worst_err;      /* |got - expected| at the worst-margin element; NAN if not judged */
     double worst_margin;   /* max over elements of err / bound (<= 1 passes); NAN if not judged */
     double stat_margin;    /* max over outputs and rows of statistic / envelope (<= 1 passes,
@@ -190,7 +196,7 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *            "shader_coverage": null (not measured) or [ {kernel, override, lines,
  *                 lines_hit, branches, branches_hit, blocks, blocks_hit}, ... ],
  *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, truth_ms,
- *                          input_ms, worst_err,
+ *                          input_ms, upload_ms, readback_ms, judge_ms, worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
  *                          elements, message, repro, api (when set), tries, baseline,
  *                          surprise}, ... ],
@@ -199,8 +205,8 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *                        "unexpected_pass": n, "unexpected_fail": n}}}
  * ok is q4_result_ok; baseline the verdict --baseline expects (null without one);
  * surprise "unexpected pass" or "unexpected fail" against it, else null.
- * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, gpu_ms,
- * truth_ms and input_ms < 0 (unknown) and index < 0 are null (docs/reports.md, "Time
+ * Numbers are JSON numbers (%.17g, so doubles round-trip); NaN, Inf, the times
+ * (gpu_ms, truth_ms, input_ms, upload_ms, readback_ms, judge_ms) < 0 (unknown) and index < 0 are null (docs/reports.md, "Time
  * per case", says what the times measure). Strings are valid UTF-8 (bad bytes become U+FFFD). */
 typedef struct q4_json q4_json;
 q4_status q4_json_open(const char *path, const q4_prop *props, size_t nprops, q4_json **out, q4_error *err);

@@ -14,6 +14,9 @@ void q4_result_init(q4_result *r)
     r->gpu_ms = -1.0;
     r->truth_ms = -1.0;
     r->input_ms = -1.0;
+    r->upload_ms = -1.0;
+    r->readback_ms = -1.0;
+    r->judge_ms = -1.0;
     r->worst_err = NAN;
     r->worst_margin = NAN;
     r->stat_margin = NAN;

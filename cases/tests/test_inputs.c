@@ -3,12 +3,14 @@
  * promises, in-contract inputs for every generated case, W_4X8 packing, masked rows,
  * AdamW hyper-parameters, and the special values of the requant families. */
 #include <check.h>
+#include <malloc.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_free.h"
 #include "q4case.h"
 
 static q4_case parse(const char *name, uint64_t seed)
@@ -292,6 +294,30 @@ START_TEST(same_bits_on_any_thread_count)
         uint64_t three = inputs_hash(names[i], 5);
         ck_assert_msg(one == three, "%s: 1 and 3 threads give other inputs", names[i]);
     }
+}
+END_TEST
+
+/* q4_free_big hands back only the block's own pages: with the allocator kept off mmap,
+ * a big block lies between its neighbours in the heap, and they keep their bytes; a
+ * small block, NULL and an odd size are freed too (the ASan build sees any stray
+ * access). */
+START_TEST(free_big_keeps_neighbours)
+{
+    const size_t big = (64u << 20) + 12345;
+    mallopt(M_MMAP_MAX, 0);
+    omp_set_num_threads(3);
+    unsigned char *before = malloc(5000), *b = malloc(big), *after = malloc(5000);
+    ck_assert(before && b && after);
+    memset(before, 0xA5, 5000);
+    memset(b, 0x3C, big);
+    memset(after, 0x5A, 5000);
+    q4_free_big(b);
+    for (int i = 0; i < 5000; i++)
+        ck_assert(before[i] == 0xA5 && after[i] == 0x5A);
+    q4_free_big(before);
+    q4_free_big(after);
+    q4_free_big(NULL);
+    mallopt(M_MMAP_MAX, 65536);
 }
 END_TEST
 
@@ -596,6 +622,7 @@ int main(void)
     tcase_add_test(tc, golden_hashes);
     tcase_add_test(tc, deterministic_and_seeded);
     tcase_add_test(tc, same_bits_on_any_thread_count);
+    tcase_add_test(tc, free_big_keeps_neighbours);
     tcase_add_test(tc, adamw_hyper);
     tcase_add_test(tc, fused_ce_masks);
     tcase_add_test(tc, requant_special_values);

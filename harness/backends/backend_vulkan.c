@@ -117,7 +117,7 @@ static q4_status vk_run(q4h_backend *b, const q4h_op *op, const q4_case *c, cons
     q4vk_context *ctx = ctx_of(b);
     const q4h_iface *iface = q4h_iface_for(b->opt, c->op);   /* --interface */
     q4_status st = iface ? q4h_iface_gpu_run(ctx, iface, op, c, in, out, &t, &e)
-                         : q4h_gpu_run(ctx, op, c, in, out, &t, &e);
+                         : q4h_gpu_run(ctx, op, c, in, out, &t, &obs->io, &e);
     obs->out_of_bounds = q4vk_take_oob(ctx, obs->oob, sizeof obs->oob);     /* --bounds-check */
     obs->raced = q4vk_take_race(ctx, obs->race, sizeof obs->race);         /* --race-check */
     obs->gpu_ms = t.gpu_ms;

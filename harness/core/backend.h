@@ -24,6 +24,7 @@
 /* What one GPU run showed besides its outputs. */
 typedef struct q4h_observations {
     double gpu_ms;                 /* the kernels' time; -1 when not measured */
+    q4h_transfer_ms io;            /* uploads' and read-backs' host time; -1 when not measured */
     bool out_of_bounds;            /* --bounds-check found an access past the data */
     char oob[1000];                /* the first access, then every binding's count (q4vk_take_oob) */
     bool raced;                    /* --race-check found a shared-memory race */

@@ -1,6 +1,7 @@
 /* device_io.c: guarded device buffers for one case (see device_io.h). */
 #include "device_io.h"
 
+#include "case_free.h"
 #include "op.h"
 
 #include <stdlib.h>
@@ -53,7 +54,7 @@ q4_status q4h_buffer(q4vk_context *ctx, const void *init, size_t bytes, size_t g
         q4vk_buffer_destroy(ctx, *out);
         *out = NULL;
     }
-    free(host);
+    q4_free_big(host);   /* an output's sentinel image: gigabytes for a big case */
     return st;
 }
 

@@ -145,9 +145,15 @@ q4_status q4h_gpu_prepare(q4vk_context *ctx, const q4h_op *op, const q4_case *c,
                           const q4_inputs *in, size_t guard_bytes, q4h_gpu_buffers *bufs,
                           q4_error *err);
 void q4h_gpu_release(q4vk_context *ctx, q4h_gpu_buffers *bufs);
-/* prepare, launch, read, release: one judged GPU run. */
+/* Host wall time of a GPU run's uploads (prepare) and read-backs (read), ms; -1 where
+ * that part did not run. */
+typedef struct q4h_transfer_ms {
+    double upload, readback;
+} q4h_transfer_ms;
+/* prepare, launch, read, release: one judged GPU run (io: its transfers' times, or NULL). */
 q4_status q4h_gpu_run(q4vk_context *ctx, const q4h_op *op, const q4_case *c,
-                      const q4_inputs *in, q4h_outputs *out, q4vk_timing *t, q4_error *err);
+                      const q4_inputs *in, q4h_outputs *out, q4vk_timing *t,
+                      q4h_transfer_ms *io, q4_error *err);
 const q4h_op *const *q4h_ops(int *count);
 void q4h_outputs_free(q4h_outputs *out);
 

@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "case_free.h"
+
 /* Writes a byte of every page of p: the read-back fills got on one core (a copy from
  * the staging buffer), and a first write faults each page in; faulted here on every
  * core, gigabytes of a big case's outputs are not paged in one by one there. For
@@ -96,18 +98,18 @@ void q4h_outputs_free(q4h_outputs *out)
 {
     for (int i = 0; i < out->n; i++) {
         q4h_output *o = &out->o[i];
-        free(o->value);
-        free(o->bound);
-        free(o->got);
-        free(o->code);
-        free(o->alt);
-        free(o->got_code);
-        free(o->raw);
+        q4_free_big(o->value);
+        q4_free_big(o->bound);
+        q4_free_big(o->got);
+        q4_free_big(o->code);
+        q4_free_big(o->alt);
+        q4_free_big(o->got_code);
+        q4_free_big(o->raw);
         free(o->col_var[0]);
         free(o->col_var[1]);
-        free(o->env.alw);
-        free(o->env.sd);
-        free(o->env.shr);
+        q4_free_big(o->env.alw);
+        q4_free_big(o->env.sd);
+        q4_free_big(o->env.shr);
     }
     out->n = 0;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clock.h"
 #include "judge.h"
 #include "verdict.h"
 
@@ -11,13 +12,17 @@ bool q4h_gpu_judged(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4
                     q4h_outputs *out, q4_result *r, q4h_tamper tamper, const void *ctx)
 {
     q4_error err = { 0 };
-    q4h_observations obs = { .gpu_ms = -1 };
+    q4h_observations obs = { .gpu_ms = -1, .io = { -1, -1 } };
     q4_status st = b->i->run(b, op, c, in, out, &obs, &err);
     r->gpu_ms = obs.gpu_ms;
+    r->upload_ms = obs.io.upload;
+    r->readback_ms = obs.io.readback;
     if (st == Q4_OK) {
         if (tamper)
             tamper(out, ctx);
+        double t0 = q4h_now_s();
         q4h_judge(out, r);
+        r->judge_ms = 1e3 * (q4h_now_s() - t0);
         if (obs.out_of_bounds) { /* whatever the values: an access past the data is a defect */
             r->verdict = Q4_FAIL;
             snprintf(r->message, sizeof r->message, "out-of-bounds access: %s", obs.oob);

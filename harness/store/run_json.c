@@ -54,6 +54,14 @@ static void parse_result(q4h_jparser *p, json_object *j, size_t i, q4_result *r)
         r->truth_ms = -1;
     if (r->input_ms != r->input_ms)
         r->input_ms = -1;
+    /* reports from before them have none: unknown */
+    double *later[] = { &r->upload_ms, &r->readback_ms, &r->judge_ms };
+    const char *later_key[] = { "upload_ms", "readback_ms", "judge_ms" };
+    for (int k = 0; k < 3; k++) {
+        *later[k] = q4h_jp_num(p, j, where, later_key[k]);
+        if (*later[k] != *later[k])
+            *later[k] = -1;
+    }
     r->worst_err = q4h_jp_num(p, j, where, "worst_err");
     r->worst_margin = q4h_jp_num(p, j, where, "worst_margin");
     r->stat_margin = q4h_jp_num(p, j, where, "stat_margin");

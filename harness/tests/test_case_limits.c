@@ -224,7 +224,7 @@ static void gpu_outputs(const q4_case *c, const q4_inputs *in, bool lowered, q4h
     ck_assert_msg(q4vk_set_case_limits(ctx, lowered ? &lim : NULL, &err) == Q4_OK, "%s",
                   err.msg);
     ck_assert_msg(op->truth(c, in, out, &err) == Q4_OK, "%s", err.msg);
-    ck_assert_msg(q4h_gpu_run(ctx, op, c, in, out, &t, &err) == Q4_OK, "%s: %s", c->name,
+    ck_assert_msg(q4h_gpu_run(ctx, op, c, in, out, &t, NULL, &err) == Q4_OK, "%s: %s", c->name,
                   err.msg);
 }
 

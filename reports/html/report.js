@@ -102,15 +102,17 @@
         { text: fmt(sm), cls: sm > 1 ? 'bad' : '' }, fmt(secs)]);
     }
   }
-  // The slowest cases and their input, truth and GPU times (ms; '–' where unknown).
+  // The slowest cases and their phases' times (ms; '–' where unknown).
   const SLOWEST = 20;
   function timesTable(results) {
     const t = document.getElementById('times-table');
     const secs = r => typeof r.seconds === 'number' ? r.seconds : -1;
     const list = results.filter(r => secs(r) >= 0).sort((a, b) => secs(b) - secs(a)).slice(0, SLOWEST);
-    row(t, ['case', 'verdict', 'wall (s)', 'inputs (ms)', 'truth (ms)', 'GPU (ms)'], true);
+    row(t, ['case', 'verdict', 'wall (s)', 'inputs (ms)', 'truth (ms)', 'upload (ms)', 'GPU (ms)',
+            'read-back (ms)', 'judge (ms)'], true);
     for (const r of list)
-      row(t, [r.name, badge(r.verdict), fmt(r.seconds), fmt(r.input_ms), fmt(r.truth_ms), fmt(r.gpu_ms)]);
+      row(t, [r.name, badge(r.verdict), fmt(r.seconds), fmt(r.input_ms), fmt(r.truth_ms),
+              fmt(r.upload_ms), fmt(r.gpu_ms), fmt(r.readback_ms), fmt(r.judge_ms)]);
     return list.length;
   }
   // Decades of the worst margin; 1 itself passes, so (1, 10) is a bin of its own.

@@ -91,10 +91,13 @@ START_TEST(layout_and_values)
             ck_assert(is_null(c, "truth_ms"));
         else
             ck_assert(tu_json_num(c, "truth_ms") == r.truth_ms);
-        if (r.input_ms < 0)
-            ck_assert(is_null(c, "input_ms"));
-        else
-            ck_assert(tu_json_num(c, "input_ms") == r.input_ms);
+        const char *const phase[] = { "input_ms", "upload_ms", "readback_ms", "judge_ms" };
+        const double phase_ms[] = { r.input_ms, r.upload_ms, r.readback_ms, r.judge_ms };
+        for (int k = 0; k < 4; k++)
+            if (phase_ms[k] < 0)
+                ck_assert(is_null(c, phase[k]));
+            else
+                ck_assert(tu_json_num(c, phase[k]) == phase_ms[k]);
         if (isnan(r.stat_margin))
             ck_assert(is_null(c, "stat_margin"));
         else
@@ -118,7 +121,7 @@ START_TEST(layout_and_values)
         ck_assert_str_eq(tu_json_str(c, "repro"), r.repro);
         ck_assert(tu_json_num(c, "tries") == 1);
         ck_assert(is_null(c, "baseline") && is_null(c, "surprise"));   /* no baseline */
-        ck_assert_uint_eq(c->n, 24);   /* no key more, none less */
+        ck_assert_uint_eq(c->n, 27);   /* no key more, none less */
     }
     const jc_value *sum = jc_get(q, "summary");
     ck_assert_int_eq((int)tu_json_num(sum, "total"), 9);

@@ -87,7 +87,9 @@ START_TEST(every_verdict_validates_and_counts_match)
     free(body);
     body = tu_xpath(path, "string(//testcase[2]/system-out)");
     ck_assert_ptr_nonnull(body);
-    ck_assert_ptr_nonnull(strstr(body, "\ninputs: 3.0000 ms\ntruth: 8.0000 ms"));
+    ck_assert_ptr_nonnull(strstr(body, "\ninputs: 3.0000 ms\ntruth: 8.0000 ms\n"
+                                       "upload: 1.5000 ms\nreadback: 0.7500 ms"));
+    ck_assert_ptr_null(strstr(body, "judge: "));   /* unknown: no line */
     free(body);
     assert_attr(path, "string(//testcase[4]/skipped/@message)", "NotSupported: sample message 3");
     /* QualityWarning, not strict: a pass with a note */

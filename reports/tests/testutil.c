@@ -221,6 +221,9 @@ void tu_result(q4_result *r, q4_verdict v, int i)
         r->stat_margin = v == Q4_PASS ? 0.25 : NAN;   /* only the Pass case has an envelope */
         r->truth_ms = v == Q4_FAIL ? 8.0 : -1.0;       /* and only the Fail case a truth time */
         r->input_ms = v == Q4_FAIL ? 3.0 : -1.0;       /* and an input time */
+        r->upload_ms = v == Q4_FAIL ? 1.5 : -1.0;      /* and the GPU run's transfers and */
+        r->readback_ms = v == Q4_FAIL ? 0.75 : -1.0;   /* the judge's times */
+        r->judge_ms = v == Q4_PASS ? 2.5 : -1.0;
         r->expected = 1.0;
         r->bound = 0.0625;
         r->worst_err = r->worst_margin * r->bound;

@@ -57,14 +57,16 @@ results() { python3 - "$@" <<'PY'
 import json, sys
 rs = json.load(open(sys.argv[1]))["q4cts"]["results"]
 for r in rs:
-    for k in ("seconds", "gpu_ms", "truth_ms", "input_ms"): r.pop(k)
+    for k in ("seconds", "gpu_ms", "truth_ms", "input_ms", "upload_ms", "readback_ms",
+              "judge_ms"): r.pop(k)
     if len(sys.argv) > 2: r["repro"] = r["repro"].split(" --device")[0]
 print(json.dumps(rs, sort_keys=True, indent=0))
 PY
 }
 # The JUnit document without times, the timestamp, the host and the run's properties.
 junit_cases() { sed -e 's/ time="[^"]*"//g' -e 's/ timestamp="[^"]*"//; s/ hostname="[^"]*"//' \
-  -e '/<property /d' -e '/^wall: /d; /^gpu: /d; /^truth: /d; /^inputs: /d' "$1"; }
+  -e '/<property /d' -e '/^wall: /d; /^gpu: /d; /^truth: /d; /^inputs: /d' \
+  -e '/^upload: /d; /^readback: /d; /^judge: /d' "$1"; }
 
 # ---- --jobs and --devices: the reports of a serial run ----
 list=$src/cases/smoke.txt
