@@ -55,7 +55,8 @@ static const char usage[] =
     "  --repeat N           run each case N times; the worst verdict counts\n"
     "  --strict             QualityWarning counts as failure\n"
     "  --validation         enable the Khronos validation layer (or Q4CTS_VALIDATION=1)\n"
-    "  --timeout SEC        per-submission GPU watchdog (default 60)\n"
+    "  --timeout SEC        per-submission GPU watchdog (default 60; 300 with\n"
+    "                       --race-check, whose probes slow dispatches down)\n"
     "  --inject-fault KIND@N  make the N-th (1 <= N <= 2147483647) GPU allocation fail\n"
     "                       (alloc), submission lose the device (lost) or time out\n"
     "                       (timeout), or case crash its worker (crash), or the\n"
@@ -536,7 +537,7 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
     q4_status st = Q4_OK;
     int only_operands = 0;
 
-    *cli = (q4h_cli){ .shard_n = 1, .repeat = 1, .timeout_s = 60, .perf_reps = 20,
+    *cli = (q4h_cli){ .shard_n = 1, .repeat = 1, .timeout_s = 0, .perf_reps = 20,
                       .perf_warmup = 3, .perf_warmup_ms = 500, .factor = 2 };
     /* Options and the command may come in any order; "--" ends the options. */
     for (int i = 1; i < argc && st == Q4_OK; i++) {
@@ -603,6 +604,11 @@ q4_status q4h_cli_parse(int argc, char *const *argv, q4h_cli *cli, q4_error *err
         return q4_fail(err, Q4_ERR_ARG, "give --device or --devices, not both");
     if (!cli->jobs)
         cli->jobs = cli->n_devices ? (int)cli->n_devices : 1;
+    /* The watchdog catches hangs. The race probes run a dispatch 10 to 50 times slower
+     * on lavapipe (a probed dense forward at M = 2048 took 44 s of the 60), so under
+     * them the default is five times longer; --timeout still rules. */
+    if (!cli->timeout_s)
+        cli->timeout_s = cli->race_check ? 300 : 60;
     if (!strcmp(cli->command, "merge") && (!cli->n_operands || (!cli->json && !cli->junit)))
         return q4_fail(err, Q4_ERR_ARG, "merge needs the shards' --json reports and where to "
                        "write the merged one: q4cts merge SHARD.json... --json FILE and/or "

@@ -177,6 +177,10 @@ else
   expect 1 'Crash' -- "$q4cts" run --filter "$one" --filter 'q4cts.adamw_step.wd_off.*' --inject-fault lost@1
   grep -q 'Pass' out.txt || fail "no case passed after the device was lost and reopened"
   expect 1 'Timeout' -- "$q4cts" run --filter "$one" --inject-fault timeout@1
+  grep -q 'watchdog of 60000 ms' out.txt || fail "the default watchdog is not 60 s: $(cat out.txt)"
+  # the race probes slow dispatches down: their default watchdog is 300 s; --timeout rules
+  expect 1 'watchdog of 300000 ms' -- "$q4cts" run --filter "$one" --race-check --inject-fault timeout@1
+  expect 1 'watchdog of 7000 ms' -- "$q4cts" run --filter "$one" --race-check --timeout 7 --inject-fault timeout@1
   expect 1 'ResourceError' -- "$q4cts" run --filter "$one" --inject-fault alloc@1
   # A worker that dies of a signal is a Crash for its case; a fresh worker runs the next.
   expect 1 'signal 11' -- "$q4cts" run --filter "$one" --filter 'q4cts.adamw_step.wd_off.*' --inject-fault crash@1
