@@ -150,7 +150,8 @@ q4_status q4_json_add(q4_json *j, const q4_result *r, q4_error *err)
     return q4_json_add_at(j, r, j ? q4rep_sink_next_pos(&j->s) : 0, err);
 }
 
-/* A training case's trajectory: "train": {"ops": [...], "codes_margin": x, "steps":
+/* A training case's trajectory: "train": {"ops": [...], "codes_margin": x,
+ * "resident_steps": n, "steps":
  * [{"step": 1, "loss_gpu": .., "loss_ref": .., "envelope": .., "margins": {op: x}}]}. */
 static void put_train(q4rep_buf *b, const q4_train_trace *t)
 {
@@ -162,6 +163,7 @@ static void put_train(q4rep_buf *b, const q4_train_trace *t)
     }
     q4rep_buf_puts(b, "]");
     q4rep_json_member_num(b, "codes_margin", t->codes_margin);
+    q4rep_buf_printf(b, ", \"resident_steps\": %d", t->resident_steps);
     q4rep_buf_puts(b, ", \"steps\": [");
     for (int s = 0; s < steps; s++) {
         q4rep_buf_printf(b, "%s{\"step\": %d", s ? ", " : "", t->step[s] ? t->step[s] : s + 1);

@@ -62,6 +62,8 @@ typedef struct q4_train_trace {
     short step[Q4_TRAIN_STEPS];    /* each row's step (1-based); 0: row + 1 */
     float codes_margin;            /* final codes against the fp64 run's: 0 equal, 1 only
                                       near a rounding boundary, INFINITY a wrong code */
+    short resident_steps;          /* the steps run device-resident, each one submission
+                                      (docs/training.md); the rest ran host-staged */
 } q4_train_trace;
 
 /* The options of a case's repro line (--kernel and --interface paths, ...) are at most

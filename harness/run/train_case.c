@@ -649,6 +649,8 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             if (!d.stopped)
                 goto step_pass;
         }
+        if (d.pass == PASS_JUDGE)
+            r->train.resident_steps++;
     }
     if (d.stopped)
         goto done;
