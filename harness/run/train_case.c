@@ -649,8 +649,13 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             if (!d.stopped)
                 goto step_pass;
         }
-        if (d.pass == PASS_JUDGE)
+        if (d.pass == PASS_JUDGE && d.res) {   /* (a lost device took the tensors) */
             r->train.resident_steps++;
+            /* what only this step read or wrote */
+            q4h_resident_drop(d.res, in.x + (t - 1) * M * c->k);
+            q4h_resident_drop(d.res, in.labels + (t - 1) * M);
+            q4h_resident_drop(d.res, &d.loss[t - 1]);
+        }
     }
     if (d.stopped)
         goto done;

@@ -178,6 +178,16 @@ q4_status q4h_resident_submit(q4h_resident *r, q4h_observations *obs, q4_error *
     return st;
 }
 
+void q4h_resident_drop(q4h_resident *r, const void *host)
+{
+    for (int i = 0; r && i < r->n; i++)
+        if (r->t[i].host == host) {
+            q4vk_buffer_destroy(ctx_of(r), r->t[i].buf);
+            r->t[i] = r->t[--r->n];
+            return;
+        }
+}
+
 void q4h_resident_abort(q4h_resident *r)
 {
     q4vk_sequence_abort(ctx_of(r));

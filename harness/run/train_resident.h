@@ -42,6 +42,10 @@ q4_status q4h_resident_record(q4h_resident *r, const q4h_op *op, const q4_case *
 q4_status q4h_resident_submit(q4h_resident *r, q4h_observations *obs, q4_error *err);
 /* Drops a step's recording (a record failed). */
 void q4h_resident_abort(q4h_resident *r);
+/* Releases the device tensor of host array `host` (one step's x, labels or loss, which
+ * no later step reads), so that a long case holds a fixed number of device buffers;
+ * none, or r NULL: a no-op. */
+void q4h_resident_drop(q4h_resident *r, const void *host);
 /* After the step: op's outputs, as q4h_resident_record bound them, into out->o[].got. */
 q4_status q4h_resident_read(q4h_resident *r, const q4h_op *op, const q4_case *oc,
                             const q4_inputs *in, void *const *to, q4h_outputs *out,
