@@ -59,7 +59,8 @@ typedef struct q4vk_device_info {
      * q4vk_options.dense_min_m says otherwise. */
     uint64_t dense_min_m;
     /* linear_q4gsw's tensor-core path (linear_q4gsw_mma: VK_NV_cooperative_matrix, s8 x s8
-     * -> s32 16x16x32 in subgroups of 32, int8 arithmetic, the Vulkan memory model): whether the
+     * -> s32 16x16x32 in subgroups of 32, int8 arithmetic, the Vulkan memory model with device
+     * scope): whether the
      * device has it, and the launcher's policy: from this M up where gs % 64 == 0 and its
      * scratch fits (Q4VK_MMA_MIN_M unless q4vk_options.mma_min_m says otherwise). */
     bool coopmat_s8;

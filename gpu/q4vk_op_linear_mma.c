@@ -56,7 +56,7 @@ const char *q4vk_lin_mma_misfit(const q4vk_device_info *info, uint64_t M, uint64
     if (!info->coopmat_s8)
         return "the device has no int8 cooperative matrices (VK_NV_cooperative_matrix with "
                "s8 x s8 -> s32 16x16x32 in subgroups of 32, shaderInt8 and the Vulkan memory "
-               "model)";
+               "model with device scope)";
     if (!block_k(gs))
         return "gs is not a multiple of 64";
     if (info->max_shared_bytes < MMA_SHARED_BYTES || info->max_invocations < 256)

@@ -451,7 +451,8 @@ static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
     info->dense_min_m = Q4VK_DENSE_MIN_M;
     info->coopmat_s8 = coopmat_s8(instance, pd,
                                   query_cm && cm.cooperativeMatrix && i8.shaderInt8 &&
-                                      mm.vulkanMemoryModel, info);
+                                      mm.vulkanMemoryModel &&
+                                      mm.vulkanMemoryModelDeviceScope, info);
     info->mma_min_m = Q4VK_MMA_MIN_M;
     caps->limits = props.limits;
     return Q4_OK;
@@ -610,9 +611,13 @@ static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_er
 
     /* Enable exactly the storage features the info reports, and int8 cooperative
      * matrices where the info says the device has them (coopmat_s8). */
+    /* Device scope too: with the memory model on, an atomic of Device scope (GLSL's
+     * default: the tensor-core forward's slicing pass, the probes) needs it
+     * (VUID-RuntimeSpirv-vulkanMemoryModel-06265; the validation layer on the H200). */
     VkPhysicalDeviceVulkanMemoryModelFeatures mm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
         .vulkanMemoryModel = VK_TRUE,
+        .vulkanMemoryModelDeviceScope = VK_TRUE,
     };
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cm = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
