@@ -456,7 +456,6 @@ void q4ref_adamw_consts_of(const q4ref_adamw_hyper *h, q4ref_adamw_consts *k)
     k->bc1 = ev_in(h->bc1);
     k->bc2 = ev_in(h->bc2);
     k->eps = ev_in(h->eps);
-    k->lr0 = h->lr == 0;
 }
 
 void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adamw_consts *k,
@@ -474,7 +473,7 @@ void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adam
     /* lr = 0: both terms taken from p are lr times a finite number, an exact zero, and
      * p - 0 is p: the param comes back bit for bit (in either order of the decay), so
      * its bound is 0 (a denormal p's flush aside), not the roundings of a general lr. */
-    if (k->lr0)
+    if (k->lr.v == 0)
         p2 = ev_in(p);
     *p_out = with_truth(p2);
     *m_out = with_truth(m1);

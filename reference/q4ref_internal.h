@@ -79,7 +79,6 @@ q4ref_ev q4ref_ce_loss_sum(const q4ref_ce_row *rows, int64_t R);
  * hyper-parameters' ev's that every element shares (q4ref_adamw_consts_of, once a step). */
 typedef struct q4ref_adamw_consts {
     q4ref_ev lr, b1, b2, lrwd, keep, c1, c2, bc1, bc2, eps;   /* keep: 1 - lr*wd */
-    int lr0;
 } q4ref_adamw_consts;
 void q4ref_adamw_consts_of(const q4ref_adamw_hyper *h, q4ref_adamw_consts *k);
 void q4ref_adamw_elem_bound(float p, float g, float m, float v, const q4ref_adamw_consts *k,

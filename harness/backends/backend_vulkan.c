@@ -76,6 +76,12 @@ q4vk_context *q4h_vk_context(q4h_backend *b)
     return ctx_of(b);
 }
 
+void q4h_vk_take_probes(q4vk_context *ctx, q4h_observations *obs)
+{
+    obs->out_of_bounds = q4vk_take_oob(ctx, obs->oob, sizeof obs->oob);     /* --bounds-check */
+    obs->raced = q4vk_take_race(ctx, obs->race, sizeof obs->race);         /* --race-check */
+}
+
 static q4_status vk_open(q4h_backend *b, bool reopen, q4_error *err)
 {
     q4vk_context *ctx = NULL;
@@ -118,8 +124,7 @@ static q4_status vk_run(q4h_backend *b, const q4h_op *op, const q4_case *c, cons
     const q4h_iface *iface = q4h_iface_for(b->opt, c->op);   /* --interface */
     q4_status st = iface ? q4h_iface_gpu_run(ctx, iface, op, c, in, out, &t, &e)
                          : q4h_gpu_run(ctx, op, c, in, out, &t, &obs->io, &e);
-    obs->out_of_bounds = q4vk_take_oob(ctx, obs->oob, sizeof obs->oob);     /* --bounds-check */
-    obs->raced = q4vk_take_race(ctx, obs->race, sizeof obs->race);         /* --race-check */
+    q4h_vk_take_probes(ctx, obs);
     obs->gpu_ms = t.gpu_ms;
     if (st != Q4_OK)
         return q4_fail(err, st, "%s: %.480s", q4_status_name(st), e.msg);

@@ -18,7 +18,10 @@ q4_status q4h_vk_open(const q4h_run_options *opt, bool reopen, q4vk_context **ct
 /* A Vulkan API version as "1.3.255". */
 void q4h_vk_api_string(uint32_t v, char *buf, size_t size);
 /* The context of a Vulkan backend b (NULL: the device was lost and could not be
- * reopened), for tests that look at what a case left on it. */
+ * reopened), for tests that look at what a case left on it and for device-resident
+ * training steps. */
 q4vk_context *q4h_vk_context(q4h_backend *b);
+/* What the probes found since the last call (--bounds-check, --race-check) into obs. */
+void q4h_vk_take_probes(q4vk_context *ctx, q4h_observations *obs);
 
 #endif

@@ -23,24 +23,32 @@ bool q4h_gpu_judged(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4
         double t0 = q4h_now_s();
         q4h_judge(out, r);
         r->judge_ms = 1e3 * (q4h_now_s() - t0);
-        if (obs.out_of_bounds) { /* whatever the values: an access past the data is a defect */
-            r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "out-of-bounds access: %s", obs.oob);
-        } else if (obs.raced) { /* a race is a defect even when this interleaving was lucky */
-            r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "shared-memory race: %.480s", obs.race);
-        }
+        q4h_fail_on_probes(&obs, "", r);
         return true;
     }
     r->verdict = q4h_verdict_of_run(st);
     snprintf(r->message, sizeof r->message, "%s", err.msg);
-    if (st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) {
-        q4_error again = { 0 };
-        if (b->i->reopen(b, c, &again) != Q4_OK) {
-            size_t len = strlen(r->message);
-            snprintf(r->message + len, sizeof r->message - len,
-                     "; the device could not be reopened: %s", again.msg);
-        }
-    }
+    q4h_reopen_after(b, c, st, r);
     return false;
+}
+
+bool q4h_fail_on_probes(const q4h_observations *obs, const char *prefix, q4_result *r)
+{
+    if (!obs->out_of_bounds && !obs->raced)
+        return false;
+    r->verdict = Q4_FAIL;
+    snprintf(r->message, sizeof r->message, "%s%s: %s", prefix,
+             obs->out_of_bounds ? "out-of-bounds access" : "shared-memory race",
+             obs->out_of_bounds ? obs->oob : obs->race);
+    return true;
+}
+
+void q4h_reopen_after(q4h_backend *b, const q4_case *c, q4_status st, q4_result *r)
+{
+    q4_error again = { 0 };
+    if ((st == Q4_ERR_DEVICE_LOST || st == Q4_ERR_TIMEOUT) && b->i->reopen(b, c, &again) != Q4_OK) {
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len,
+                 "; the device could not be reopened: %s", again.msg);
+    }
 }

@@ -16,4 +16,12 @@ typedef void (*q4h_tamper)(q4h_outputs *out, const void *ctx);
 bool q4h_gpu_judged(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,
                     q4h_outputs *out, q4_result *r, q4h_tamper tamper, const void *ctx);
 
+/* What the probes found, a Fail whatever the values: an access past the data, or a race
+ * (even when this interleaving was lucky); r's message is prefix and the finding. False,
+ * r untouched, where they found nothing. */
+bool q4h_fail_on_probes(const q4h_observations *obs, const char *prefix, q4_result *r);
+/* After a run that failed with st: a lost device or a timeout reopens b's device (c
+ * gives the limits), and a reopening that fails is added to r's message. */
+void q4h_reopen_after(q4h_backend *b, const q4_case *c, q4_status st, q4_result *r);
+
 #endif

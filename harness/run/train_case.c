@@ -130,12 +130,7 @@ static void after_lost(driver *d, q4_status st)
         return;
     q4h_resident_free(d->res, true);
     d->res = NULL;
-    q4_error again = { 0 };
-    if (d->b->i->reopen(d->b, d->c, &again) != Q4_OK) {
-        size_t len = strlen(d->r->message);
-        snprintf(d->r->message + len, sizeof d->r->message - len,
-                 "; the device could not be reopened: %.300s", again.msg);
-    }
+    q4h_reopen_after(d->b, d->c, st, d->r);
 }
 
 /* The step's recorded ops, submitted: its time, and what the probes found (a Fail,
@@ -151,12 +146,10 @@ static void submit_step(driver *d, int64_t t)
     if (st == Q4_OK) {
         if (obs.gpu_ms > 0)
             d->gpu_ms += obs.gpu_ms;
-        if ((obs.out_of_bounds || obs.raced) && r->verdict == Q4_PASS) {
-            r->verdict = Q4_FAIL;
-            snprintf(r->message, sizeof r->message, "step %lld: %s: %.800s", (long long)t,
-                     obs.out_of_bounds ? "out-of-bounds access" : "shared-memory race",
-                     obs.out_of_bounds ? obs.oob : obs.race);
-        }
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "step %lld: ", (long long)t);
+        if (r->verdict == Q4_PASS)   /* an earlier failing op stays the cause */
+            q4h_fail_on_probes(&obs, prefix, r);
         return;
     }
     const bool hazard = st == Q4_ERR_VALIDATION && strstr(err.msg, "SYNC-HAZARD");
@@ -182,7 +175,7 @@ static void record_op(driver *d, const q4h_op *op, const q4_case *oc, const q4_i
         stop_at(d, Q4_NOT_SUPPORTED, t, layer, op, why);
         return;
     }
-    if (st == Q4_OK && !q4h_resident_recordable(d->res, op, oc, why, sizeof why)) {
+    if (st == Q4_OK && !q4h_resident_recordable(d->res, op, oc)) {
         d->unrecordable = true;
         return;
     }
@@ -508,8 +501,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     /* Device-resident where the backend allows it; then an op a launcher cannot record
      * (it reads results back mid-op) sends the case back to the host-staged driver from
      * the step it meets it at, whose recording is dropped unrun. */
-    char host_why[Q4_MSG_MAX] = "";
-    if (q4h_resident_possible(b, host_why, sizeof host_why) &&
+    if (q4h_resident_possible(b) &&
         q4h_resident_new(b, &d.res, &err) != Q4_OK) {
         r->verdict = Q4_RESOURCE_ERROR;
         snprintf(r->message, sizeof r->message, "%.480s", err.msg);

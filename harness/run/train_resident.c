@@ -1,7 +1,6 @@
 /* train_resident.c: a training step kept on the device (train_resident.h). */
 #include "train_resident.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,21 +29,19 @@ static q4vk_context *ctx_of(const q4h_resident *r)
     return q4h_vk_context(r->b);
 }
 
-bool q4h_resident_possible(const q4h_backend *b, char *why, size_t size)
+bool q4h_resident_possible(const q4h_backend *b)
 {
     const q4h_run_options *opt = b->opt;
-    why[0] = 0;
-    if (!b->i->vulkan)
-        snprintf(why, size, "the %s backend runs each op on its own", b->i->api);
-    else if (opt->train_fault.kind != Q4H_TRAIN_FAULT_NONE &&
-             opt->train_fault.kind != Q4H_TRAIN_FAULT_NO_BARRIER)
-        snprintf(why, size, "the planted fault (--inject-fault train_*) is one of host-staged "
-                 "ops");
-    for (int col = 0; !why[0] && col < Q4H_STEP_OPS; col++)
+    if (!b->i->vulkan)   /* WebGPU: the worker runs each op on its own */
+        return false;
+    /* the host-side planted faults hand one op another host array */
+    if (opt->train_fault.kind != Q4H_TRAIN_FAULT_NONE &&
+        opt->train_fault.kind != Q4H_TRAIN_FAULT_NO_BARRIER)
+        return false;
+    for (int col = 0; col < Q4H_STEP_OPS; col++)   /* an interface file lays its buffers out */
         if (q4h_iface_for(opt, q4h_train_step_ops[col]->name))
-            snprintf(why, size, "an interface file's %s lays its buffers out itself",
-                     q4h_train_step_ops[col]->name);
-    return !why[0];
+            return false;
+    return true;
 }
 
 q4_status q4h_resident_new(q4h_backend *b, q4h_resident **out, q4_error *err)
@@ -74,23 +71,17 @@ q4_status q4h_resident_begin(q4h_resident *r, q4_error *err)
     return q4vk_sequence_begin(ctx_of(r), err);
 }
 
-bool q4h_resident_recordable(q4h_resident *r, const q4h_op *op, const q4_case *oc, char *why,
-                             size_t size)
+bool q4h_resident_recordable(q4h_resident *r, const q4h_op *op, const q4_case *oc)
 {
     q4vk_plan p = { 0 };
-    why[0] = 0;
     if (op->plan)
         op->plan(oc, q4vk_info(ctx_of(r)), &p);
     /* Tests only: Q4CTS_TEST_UNRECORDABLE=OP treats op OP as the tensor-core forward is
-     * treated on a device with int8 cooperative matrices, so that the way back to
-     * host-staged steps runs on any device (harness.train). */
+     * treated on a device with int8 cooperative matrices (its kernels read their lossy
+     * flag back to choose the fallback), so that the way back to host-staged steps runs
+     * on any device (harness.train). */
     const char *forced = getenv("Q4CTS_TEST_UNRECORDABLE");
-    if (forced && !strcmp(forced, op->name))
-        snprintf(why, size, "Q4CTS_TEST_UNRECORDABLE names %s", op->name);
-    else if (p.maybe_from > 0)
-        snprintf(why, size, "%s's kernel %s reads its results back to choose its fallback",
-                 op->name, p.kernels[0]);
-    return !why[0];
+    return !(forced && !strcmp(forced, op->name)) && p.maybe_from == 0;
 }
 
 /* The device tensor of host array `host` of `bytes`: found, or made (from init, or
@@ -140,7 +131,8 @@ static q4_status buffers(q4h_resident *r, const q4h_op *op, const q4_case *oc,
     for (int i = 0; i < n_in && st == Q4_OK; i++)
         if ((st = tensor_of(r, t[i].data, q4h_tensor_bytes(&t[i]), t[i].data, &x, err)) == Q4_OK) {
             b[i] = x->buf;
-            x->step = record ? r->step : x->step;
+            if (record)
+                x->step = r->step;
         }
     for (int i = 0; i < n_out && st == Q4_OK; i++) {
         if (!to || !to[i])
@@ -150,7 +142,8 @@ static q4_status buffers(q4h_resident *r, const q4h_op *op, const q4_case *oc,
         if (record && x->step != r->step && bytes[i] % 4 == 0)
             st = q4vk_fill(ctx_of(r), x->buf, 0, bytes[i], Q4H_SENTINEL, err);
         b[n_in + i] = x->buf;
-        x->step = record ? r->step : x->step;
+        if (record)
+            x->step = r->step;
     }
     return st;
 }
@@ -172,8 +165,7 @@ q4_status q4h_resident_submit(q4h_resident *r, q4h_observations *obs, q4_error *
     q4vk_timing t = { -1 };
     q4vk_context *ctx = ctx_of(r);
     q4_status st = q4vk_sequence_end(ctx, &t, err);
-    obs->out_of_bounds = q4vk_take_oob(ctx, obs->oob, sizeof obs->oob);   /* --bounds-check */
-    obs->raced = q4vk_take_race(ctx, obs->race, sizeof obs->race);       /* --race-check */
+    q4h_vk_take_probes(ctx, obs);
     obs->gpu_ms = t.gpu_ms;
     return st;
 }

@@ -18,8 +18,9 @@
 
 typedef struct q4h_resident q4h_resident;
 
-/* Whether b can run training steps device-resident; else why not, in why. */
-bool q4h_resident_possible(const q4h_backend *b, char *why, size_t size);
+/* Whether b can run training steps device-resident (Vulkan, no interface file for a step
+ * op, no host-side planted fault). */
+bool q4h_resident_possible(const q4h_backend *b);
 /* A new, empty set of device tensors on b's context: Q4_OK or Q4_ERR_NOMEM. */
 q4_status q4h_resident_new(q4h_backend *b, q4h_resident **out, q4_error *err);
 /* Releases every device tensor; after a lost device (the context replaced) only the
@@ -28,9 +29,8 @@ void q4h_resident_free(q4h_resident *r, bool device_lost);
 
 /* A step begins: its ops are recorded until q4h_resident_submit. */
 q4_status q4h_resident_begin(q4h_resident *r, q4_error *err);
-/* Whether op case oc's launcher can be recorded (no read-back mid-op): else why not. */
-bool q4h_resident_recordable(q4h_resident *r, const q4h_op *op, const q4_case *oc, char *why,
-                             size_t size);
+/* Whether op case oc's launcher can be recorded (no read-back mid-op). */
+bool q4h_resident_recordable(q4h_resident *r, const q4h_op *op, const q4_case *oc);
 /* Records op on the device tensors of in's arrays (uploaded the first time), its output
  * buffers those of the host arrays `to` (one per op->output_buffers, poisoned with the
  * sentinel unless an earlier op of the step uses them). barrier false: no barrier before
