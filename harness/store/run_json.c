@@ -45,22 +45,16 @@ static void parse_result(q4h_jparser *p, json_object *j, size_t i, q4_result *r)
     if (p->st == Q4_OK && !q4_verdict_parse(verdict, &r->verdict))
         q4h_jp_bad(p, where, "verdict", "a verdict name (Pass, Fail, QualityWarning, ...)");
     r->seconds = q4h_jp_num(p, j, where, "seconds");
-    r->gpu_ms = q4h_jp_num(p, j, where, "gpu_ms");
-    r->truth_ms = q4h_jp_num(p, j, where, "truth_ms");
-    r->input_ms = q4h_jp_num(p, j, where, "input_ms");   /* reports from before it: none */
-    if (r->gpu_ms != r->gpu_ms)   /* null: unknown, as the harness marks it */
-        r->gpu_ms = -1;
-    if (r->truth_ms != r->truth_ms)
-        r->truth_ms = -1;
-    if (r->input_ms != r->input_ms)
-        r->input_ms = -1;
-    /* reports from before them have none: unknown */
-    double *later[] = { &r->upload_ms, &r->readback_ms, &r->judge_ms };
-    const char *later_key[] = { "upload_ms", "readback_ms", "judge_ms" };
-    for (int k = 0; k < 3; k++) {
-        *later[k] = q4h_jp_num(p, j, where, later_key[k]);
-        if (*later[k] != *later[k])
-            *later[k] = -1;
+    /* Times: null is unknown, as the harness marks it, and so is a key a report from
+     * before it lacks (input_ms, then upload_ms, readback_ms, judge_ms). */
+    double *ms[] = { &r->gpu_ms, &r->truth_ms, &r->input_ms, &r->upload_ms, &r->readback_ms,
+                     &r->judge_ms };
+    static const char *const ms_key[] = { "gpu_ms", "truth_ms", "input_ms", "upload_ms",
+                                          "readback_ms", "judge_ms" };
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) {
+        *ms[k] = q4h_jp_num(p, j, where, ms_key[k]);
+        if (*ms[k] != *ms[k])
+            *ms[k] = -1;
     }
     r->worst_err = q4h_jp_num(p, j, where, "worst_err");
     r->worst_margin = q4h_jp_num(p, j, where, "worst_margin");
