@@ -4,6 +4,7 @@
  * the names parse, print and list as every other case's do, but no op table lists it:
  * training is not an op (the harness runs it through its training driver). */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,12 @@ static const q4c_family families[] = {
 static const q4c_class classes[] = {
     {"ordinary", "x uniform in [-1, 1), labels the argmax of a seeded teacher's linear map, "
                  "latent weights about 1/sqrt(K), power-of-two scales fixed at the start", 0},
+    {"random_labels", "as ordinary, but labels uniform over the classes (no teacher): nothing to "
+                      "learn, so every op of every step is judged but not the loss trajectory; "
+                      "widths up to 262144 (a real model's step, as perf times it)", 0},
+    {"outlier", "as random_labels, and one element of x in 64 of magnitude 2^20 to 2^24, the "
+                "rest in [2^-8, 1): too coarse for the tensor-core forward's digits, whose "
+                "fp32 fallback then runs inside the step", 0},
     {NULL, NULL, 0},
 };
 
@@ -31,6 +38,9 @@ static const char *const generated[] = {
     "q4cts.train.linear2.m32_k32_h16_v8_g16_t8_l300",
     "q4cts.train.linear2.m12_k64_h24_v12_g8_t6_l300",   /* grouped, odd N4 on top */
     "q4cts.train.linear3.m8_k32_h16_v8_g8_t4_l300",
+    /* ops judged only; the outliers send a tensor-core forward to its fallback mid-step */
+    "q4cts.train.linear1.m16_k64_v40_g32_t2_l300.random_labels",
+    "q4cts.train.linear2.m24_k128_h64_v12_g64_t3_l300.outlier",
     NULL,
 };
 
@@ -53,6 +63,17 @@ static int layers_of(const char *family)
 {
     return strncmp(family, "linear", 6) == 0 && family[6] >= '1' && family[6] <= '3' &&
                    !family[7] ? family[6] - '0' : 0;
+}
+
+/* Labels uniform, no teacher: the value classes whose trajectory is not judged. */
+static bool random_labels(const q4_case *c)
+{
+    return q4c_values_is(c, "random_labels") || q4c_values_is(c, "outlier");
+}
+
+int q4_case_train_judges_trajectory(const q4_case *c)
+{
+    return !random_labels(c);
 }
 
 static q4_status fill(const q4c_params *p, q4_case *c, q4_error *err)
@@ -97,9 +118,16 @@ static q4_status check(const q4_case *c, q4_error *err)
     if (c->lr < 1 || c->lr > 10000)
         return q4_fail(err, Q4_ERR_ARG, "l = %lld: the learning rate is l * 1e-4 with l in "
                        "1..10000", (long long)c->lr);
-    if (c->m > 65535 || c->v > 65535 || c->k > 65535 || c->h > 65535)
-        return q4_fail(err, Q4_ERR_ARG, "widths and M above 65535: a training case is a "
-                       "small model (m %lld, k %lld, h %lld, v %lld)", (long long)c->m,
+    /* An ordinary case's references (a serial fp64 teacher, the fp64 and zoo training
+     * runs) are plain loops: it stays a small model. random_labels has none of them, and
+     * its per-op truths are the single-op ones, BLAS on every core. */
+    const int64_t wmax = random_labels(c) ? 262144 : 65535;
+    if (c->m > 65535 || c->v > wmax || c->k > wmax || c->h > wmax)
+        return q4_fail(err, Q4_ERR_ARG, "M above 65535 or a width above %lld: a training case "
+                       "of value class %s is a %s (m %lld, k %lld, h %lld, v %lld)",
+                       (long long)wmax, c->values[0] ? c->values : "ordinary",
+                       random_labels(c) ? "real model's layer at most" : "small model (value "
+                       "classes random_labels and outlier take widths up to 262144)", (long long)c->m,
                        (long long)c->k, (long long)c->h, (long long)c->v);
     for (int l = 0; l < L; l++)
         if (q4_check_linear(c->m, w[l + 1], w[l], c->gs, &e))
@@ -140,13 +168,20 @@ static q4_status inputs(const q4_case *c, q4_inputs *in, q4_error *err)
     Q4C_ALLOC(in, labels, T * M, "labels");
     Q4C_ALLOC(in, latent, n_lat, "latent");
     Q4C_ALLOC(in, scales, n_sc, "scales");
-    float *teacher = q4c_alloc(V * K, sizeof(float), "teacher", c, &st, err);
-    if (!teacher)
+    q4c_fill_act(c, "x", in->x, T * M * K);   /* ordinary: [-1, 1) */
+    if (random_labels(c)) {
+        q4c_rng g = q4c_stream(c, "labels");
+        for (int64_t r = 0; r < T * M; r++)
+            in->labels[r] = (int32_t)q4c_below(&g, (uint64_t)V);
+    }
+    float *teacher = random_labels(c) ? NULL
+                   : q4c_alloc(V * K, sizeof(float), "teacher", c, &st, err);
+    if (!teacher && !random_labels(c))
         return st;
-    q4c_fill_sym(q4c_stream(c, "x"), in->x, T * M * K, 1 << 23, 23);           /* [-1, 1) */
-    q4c_fill_sym(q4c_stream(c, "teacher"), teacher, V * K, 1 << 23, 23);
+    if (teacher)
+        q4c_fill_sym(q4c_stream(c, "teacher"), teacher, V * K, 1 << 23, 23);
     /* The teacher's class of each row: what the student can learn, so the loss falls. */
-    for (int64_t r = 0; r < T * M; r++) {
+    for (int64_t r = 0; teacher && r < T * M; r++) {
         double best = -INFINITY;
         for (int64_t v = 0; v < V; v++) {
             double s = 0;

@@ -105,6 +105,9 @@ int q4_case_is_train(const q4_case *c);
 /* The widths of a training case's layers: w[0] = k (input), w[layers] = v (classes),
  * the hidden ones h; layer l is a linear of N = w[l+1], K = w[l]. Returns layers. */
 int q4_case_train_widths(const q4_case *c, int64_t w[5]);
+/* Whether a training case's loss trajectory and final codes are judged (value class
+ * ordinary); random_labels has nothing to learn, and only its ops are judged. */
+int q4_case_train_judges_trajectory(const q4_case *c);
 
 /* Parses a full name; out->name is the canonical form, out->seed = seed. */
 q4_status q4_case_parse(const char *name, uint64_t seed, q4_case *out, q4_error *err);

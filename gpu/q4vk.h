@@ -65,6 +65,10 @@ typedef struct q4vk_device_info {
      * scratch fits (Q4VK_MMA_MIN_M unless q4vk_options.mma_min_m says otherwise). */
     bool coopmat_s8;
     uint64_t mma_min_m;
+    /* VK_EXT_conditional_rendering with its feature: a recorded sequence can choose
+     * between dispatches by a flag a kernel wrote (q4vk_sequence_when), so an op that
+     * picks its path from its data still records (the tensor-core forward's fallback). */
+    bool conditional;
 } q4vk_device_info;
 
 /* The default of q4vk_device_info.dense_min_m. */
@@ -286,6 +290,15 @@ q4_status q4vk_sequence_begin(q4vk_context *ctx, q4_error *err);
  * between it and the dispatch before: a planted synchronisation bug (--inject-fault
  * train_no_barrier), which the validation layer's synchronisation checks report. */
 void q4vk_sequence_op(q4vk_context *ctx, bool barrier);
+/* Whether a sequence is being recorded on ctx. */
+bool q4vk_sequence_recording(const q4vk_context *ctx);
+/* The dispatches recorded from now on run only when the 32-bit word at the start of
+ * `flag` is nonzero (zero: false), as a kernel before them left it; flag NULL: always
+ * again. Needs q4vk_device_info.conditional and a sequence being recorded, else
+ * Q4_ERR_UNSUPPORTED. The barrier before each such dispatch also orders the flag's
+ * write before its read by the condition. */
+q4_status q4vk_sequence_when(q4vk_context *ctx, q4vk_buffer *flag, bool nonzero,
+                             q4_error *err);
 /* Submits what was recorded (nothing: Q4_OK) and stops recording, whatever the status. */
 q4_status q4vk_sequence_end(q4vk_context *ctx, q4vk_timing *t, q4_error *err);
 /* Stops recording and drops what was recorded; NULL or not recording: a no-op. */

@@ -146,7 +146,11 @@ q4_status q4vk_lin_mma_passes(q4vk_context *ctx, const q4vk_linear_args *a,
 }
 
 /* The two passes, then (when no element of x was too coarse for the digits) the GEMM:
- * two submissions, the lossy flag read back between them. */
+ * two submissions, the lossy flag read back between them. Recorded into a sequence
+ * (q4vk_sequence_recording) on a device with conditional rendering, nothing is read
+ * back: the GEMM is recorded to run when the flag is clear, and the call returns with
+ * *lossy set and the sequence's condition "the flag is set" in force, for the caller's
+ * fallback, which must clear it (q4vk_sequence_when(ctx, NULL, ...)) after. */
 q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_t lim,
                            bool *lossy, q4vk_timing *t, q4_error *err)
 {
@@ -174,8 +178,10 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
         goto out;
     q4vk_timing t_pass = {-1.0}, t_gemm = {-1.0};
     uint32_t coarse = 0;
+    const bool recorded = q4vk_sequence_recording(ctx) && info->conditional;
     if ((st = q4vk_lin_mma_passes(ctx, a, &b, &t_pass, err)) ||
-        (st = q4vk_download(ctx, b.lossy, 0, &coarse, 4, err)))
+        (!recorded && (st = q4vk_download(ctx, b.lossy, 0, &coarse, 4, err))) ||
+        (recorded && (st = q4vk_sequence_when(ctx, b.lossy, false, err))))
         goto out;
     if (t)
         t->gpu_ms = t_pass.gpu_ms;
@@ -201,6 +207,8 @@ q4_status q4vk_lin_run_mma(q4vk_context *ctx, const q4vk_linear_args *a, uint64_
     if ((st = q4vk_fold(ctx, Q4VK_K_FWD_MMA, sz.mp / TILE_M * mp_.tiles_n, g.groups, err)))
         goto out;
     st = q4vk_run(ctx, &g, 1, &t_gemm, err);
+    if (recorded && st == Q4_OK && (st = q4vk_sequence_when(ctx, b.lossy, true, err)) == Q4_OK)
+        *lossy = true;   /* the fallback, recorded next, runs when the flag is set */
     if (t)
         t->gpu_ms = t_pass.gpu_ms >= 0 && t_gemm.gpu_ms >= 0 ? t_pass.gpu_ms + t_gemm.gpu_ms
                                                             : -1.0;

@@ -203,6 +203,10 @@ q4_status q4vk_linear_q4gsw_opts(q4vk_context *ctx, const q4vk_linear_args *a,
         }
         st = strcmp(fp32_variant(ctx, a, lim), Q4VK_K_TN_TILED)
                  ? run_tiled(ctx, a, o, lim, t, err) : run_dense(ctx, a, o, lim, t, err);
+        if (q4vk_sequence_recording(ctx)) {   /* recorded under the flag: back to always */
+            q4_error ignored = {0};
+            q4vk_sequence_when(ctx, NULL, false, &ignored);
+        }
         if (t && t->gpu_ms >= 0)
             t->gpu_ms = t_pass.gpu_ms >= 0 ? t->gpu_ms + t_pass.gpu_ms : -1.0;
         return st;

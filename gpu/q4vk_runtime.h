@@ -76,6 +76,13 @@ typedef struct q4vk_oob_binding {
     char first[Q4VK_OOB_SITES][96];   /* the first sites: "load at byte 512 (x.comp:88)" */
 } q4vk_oob_binding;
 
+/* A recorded dispatch's condition (q4vk_sequence_when): it runs when the word at the
+ * start of flag is nonzero (zero: is zero); flag NULL: always. */
+typedef struct q4vk_when {
+    q4vk_buffer *flag;
+    bool zero;
+} q4vk_when;
+
 struct q4vk_context {
     q4vk_device_info info;        /* what q4vk_info shows: limits possibly lowered for tests */
     q4vk_device_info probed;      /* as the device reports it (q4vk_runtime_limits.c) */
@@ -94,6 +101,9 @@ struct q4vk_context {
     VkDeviceSize max_alloc_bytes; /* maxMemoryAllocationSize */
     char extensions[8][VK_MAX_EXTENSION_NAME_SIZE]; /* device extensions enabled */
     int n_extensions;
+    /* VK_EXT_conditional_rendering's commands, where info.conditional */
+    PFN_vkCmdBeginConditionalRenderingEXT begin_conditional;
+    PFN_vkCmdEndConditionalRenderingEXT end_conditional;
 
     VkCommandPool cmd_pool;
     VkCommandBuffer cmd;
@@ -146,10 +156,12 @@ struct q4vk_context {
         q4vk_dispatch *d;         /* push: NULL until end, push_at says where */
         size_t *push_at;          /* offset of dispatch i's push constants in push */
         bool *no_barrier;         /* dispatch i follows i - 1 with no barrier */
+        q4vk_when *cond;          /* dispatch i runs when cond[i] holds (flag NULL: always) */
         int n, cap;
         unsigned char *push;
         size_t push_used, push_cap;
         bool next_no_barrier;     /* q4vk_sequence_op(ctx, false) */
+        q4vk_when when;           /* q4vk_sequence_when: the condition of dispatches kept now */
         q4vk_buffer **doomed;
         int n_doomed, cap_doomed;
     } seq;

@@ -238,6 +238,7 @@ typedef struct device_caps {
     uint32_t queue_family;
     uint32_t timestamp_bits;
     bool ext_driver_properties, ext_8bit_storage, ext_portability_subset, ext_coopmat_nv;
+    bool ext_conditional;
     VkDeviceSize max_alloc_bytes;
     VkPhysicalDeviceLimits limits;
 } device_caps;
@@ -333,6 +334,8 @@ static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
     caps->ext_8bit_storage = has_extension(ext, n_ext, VK_KHR_8BIT_STORAGE_EXTENSION_NAME);
     caps->ext_portability_subset = has_extension(ext, n_ext, "VK_KHR_portability_subset");
     caps->ext_coopmat_nv = has_extension(ext, n_ext, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    caps->ext_conditional = has_extension(ext, n_ext,
+                                          VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME);
     free(ext);
 
     /* Properties: subgroups, IDs, driver, allocation limit. */
@@ -380,9 +383,13 @@ static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
         .pNext = query8 ? &s8 : NULL,
     };
+    VkPhysicalDeviceConditionalRenderingFeaturesEXT cond = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT,
+        .pNext = &s16,
+    };
     VkPhysicalDeviceFeatures2 feats = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-        .pNext = &s16,
+        .pNext = caps->ext_conditional ? (void *)&cond : (void *)&s16,
     };
     vkGetPhysicalDeviceFeatures2(pd, &feats);
 
@@ -454,6 +461,7 @@ static q4_status device_info(VkInstance instance, VkPhysicalDevice pd, uint32_t 
                                       mm.vulkanMemoryModel &&
                                       mm.vulkanMemoryModelDeviceScope, info);
     info->mma_min_m = Q4VK_MMA_MIN_M;
+    info->conditional = caps->ext_conditional && cond.conditionalRendering;
     caps->limits = props.limits;
     return Q4_OK;
 }
@@ -592,7 +600,7 @@ static q4_status select_device(const q4vk_device_info *infos, int n, const char 
 
 static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_error *err)
 {
-    const char *ext[5];
+    const char *ext[6];
     uint32_t n_ext = 0;
     float priority = 1.0f;
     VkResult r;
@@ -606,6 +614,8 @@ static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_er
         ext[n_ext++] = VK_KHR_8BIT_STORAGE_EXTENSION_NAME;
     if (ctx->info.coopmat_s8)
         ext[n_ext++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (ctx->info.conditional)
+        ext[n_ext++] = VK_EXT_CONDITIONAL_RENDERING_EXTENSION_NAME;
     for (uint32_t i = 0; i < n_ext; i++)
         snprintf(ctx->extensions[ctx->n_extensions++], sizeof ctx->extensions[0], "%s", ext[i]);
 
@@ -642,6 +652,13 @@ static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_er
         mm.pNext = s16.pNext;
         s16.pNext = &i8;
     }
+    VkPhysicalDeviceConditionalRenderingFeaturesEXT cond = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_CONDITIONAL_RENDERING_FEATURES_EXT,
+        .pNext = s16.pNext,
+        .conditionalRendering = VK_TRUE,
+    };
+    if (ctx->info.conditional)
+        s16.pNext = &cond;
     VkPhysicalDeviceFeatures supported;
     vkGetPhysicalDeviceFeatures(ctx->phys, &supported);
     VkPhysicalDeviceFeatures2 feats = {
@@ -673,6 +690,14 @@ static q4_status device_create(q4vk_context *ctx, const device_caps *caps, q4_er
         return q4vk_vk_fail(ctx, err, "vkCreateDevice", r, "%s", ctx->info.name);
     }
     vkGetDeviceQueue(ctx->device, caps->queue_family, 0, &ctx->queue);
+    if (ctx->info.conditional) {
+        ctx->begin_conditional = (PFN_vkCmdBeginConditionalRenderingEXT)vkGetDeviceProcAddr(
+            ctx->device, "vkCmdBeginConditionalRenderingEXT");
+        ctx->end_conditional = (PFN_vkCmdEndConditionalRenderingEXT)vkGetDeviceProcAddr(
+            ctx->device, "vkCmdEndConditionalRenderingEXT");
+        if (!ctx->begin_conditional || !ctx->end_conditional)
+            ctx->info.conditional = false;   /* what uses it takes its other way */
+    }
     ctx->queue_family = caps->queue_family;
     ctx->timestamp_bits = caps->timestamp_bits;
     ctx->limits = caps->limits;
@@ -840,6 +865,7 @@ void q4vk_destroy(q4vk_context *ctx)
     free(ctx->seq.d);
     free(ctx->seq.push_at);
     free(ctx->seq.no_barrier);
+    free(ctx->seq.cond);
     free(ctx->seq.push);
     free(ctx->seq.doomed);
     q4vk_pipelines_destroy(ctx, release);

@@ -137,7 +137,9 @@ q4_status q4vk_buffer_create(q4vk_context *ctx, size_t bytes, q4vk_buffer **out,
     st = q4vk_raw_buffer(ctx, vk_bytes,
                     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
                     VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                    VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                    VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                    /* any buffer may hold a recorded dispatch's flag (q4vk_sequence_when) */
+                    (ctx->info.conditional ? VK_BUFFER_USAGE_CONDITIONAL_RENDERING_BIT_EXT : 0),
                     0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "device buffer", &buf->buffer,
                     &buf->memory, err);
     q4_status vst = q4vk_msgs_end(ctx, st == Q4_OK ? err : NULL);

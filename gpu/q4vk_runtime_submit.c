@@ -256,7 +256,7 @@ static void compute_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
 /* Records the dispatches into ctx->cmd; no_barrier[i] (NULL: none) leaves out the
  * barrier between dispatches i - 1 and i. */
 static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool *no_barrier,
-                   const VkDescriptorSet *sets)
+                   const q4vk_when *cond, const VkDescriptorSet *sets)
 {
     VkCommandBuffer cmd = ctx->cmd;
 
@@ -272,10 +272,23 @@ static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool 
     for (int i = 0; i < n; i++) {
         const q4vk_pipeline *p = d[i].pipe;
         q4vk_msgs_rename(ctx, "kernel %s", p->name);
+        const q4vk_buffer *flag = cond ? cond[i].flag : NULL;
+        /* a condition reads its flag at its own stage, which the barrier must reach too */
         if (i > 0 && !(no_barrier && no_barrier[i]))
             compute_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                (flag ? VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT : 0),
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                (flag ? VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT : 0));
+        if (flag) {
+            const VkConditionalRenderingBeginInfoEXT when = {
+                .sType = VK_STRUCTURE_TYPE_CONDITIONAL_RENDERING_BEGIN_INFO_EXT,
+                .buffer = flag->buffer,
+                .offset = 0,
+                .flags = cond[i].zero ? VK_CONDITIONAL_RENDERING_INVERTED_BIT_EXT : 0,
+            };
+            ctx->begin_conditional(cmd, &when);
+        }
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->pipeline);
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, 1, &sets[i],
                                 0, NULL);
@@ -286,6 +299,8 @@ static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool 
             vkCmdPushConstants(cmd, p->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, p->push_bytes,
                                d[i].push);
         vkCmdDispatch(cmd, d[i].groups[0], d[i].groups[1], d[i].groups[2]);
+        if (flag)
+            ctx->end_conditional(cmd);
     }
     if (ctx->queries)
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, ctx->queries, 1);
@@ -313,7 +328,7 @@ static q4_status read_timestamps(q4vk_context *ctx, const char *what, double *ms
 /* Submits the dispatches (checked) in one command buffer and waits: q4vk_run's work,
  * and q4vk_sequence_end's. */
 static q4_status submit(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool *no_barrier,
-                        q4vk_timing *t, q4_error *err)
+                        const q4vk_when *cond, q4vk_timing *t, q4_error *err)
 {
     char what[192];
     VkDescriptorSet *sets = NULL;
@@ -343,7 +358,7 @@ static q4_status submit(q4vk_context *ctx, const q4vk_dispatch *d, int n, const 
         (st = descriptors_write(ctx, d, n, probe_at, sets, err)) != Q4_OK ||
         (st = q4vk_cmd_begin(ctx, err)) != Q4_OK)
         goto done;
-    record(ctx, d, n, no_barrier, sets);
+    record(ctx, d, n, no_barrier, cond, sets);
     ctx->n_submits++;
     if ((st = q4vk_cmd_submit_wait(ctx, what, err)) != Q4_OK)
         goto done;
@@ -398,7 +413,9 @@ static q4_status keep(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4_error
         if (np) s->push_at = np;
         bool *nb = np ? realloc(s->no_barrier, (size_t)cap * sizeof *nb) : NULL;
         if (nb) s->no_barrier = nb;
-        if (!nb)
+        q4vk_when *nc = nb ? realloc(s->cond, (size_t)cap * sizeof *nc) : NULL;
+        if (nc) s->cond = nc;
+        if (!nc)
             return q4_fail(err, Q4_ERR_NOMEM, "out of host memory recording %d dispatches",
                            s->n + n);
         s->cap = cap;
@@ -420,6 +437,7 @@ static q4_status keep(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4_error
             memcpy(s->push + s->push_used, d[i].push, bytes);
         s->push_used += bytes;
         s->no_barrier[s->n] = i == 0 && s->next_no_barrier;
+        s->cond[s->n] = s->when;
         for (uint32_t b = 0; b < d[i].pipe->n_bindings; b++)
             d[i].bind[b].buf->seq_bound = s->id;
         s->n++;
@@ -442,7 +460,7 @@ q4_status q4vk_run(q4vk_context *ctx, const q4vk_dispatch *d, int n, q4vk_timing
         if ((st = check_dispatch(ctx, &d[i], i, err)) != Q4_OK)
             return st;
     /* recorded: its time is the sequence's (q4vk_sequence_end) */
-    return ctx->seq.recording ? keep(ctx, d, n, err) : submit(ctx, d, n, NULL, t, err);
+    return ctx->seq.recording ? keep(ctx, d, n, err) : submit(ctx, d, n, NULL, NULL, t, err);
 }
 
 /* ---------------- sequences ---------------- */
@@ -460,6 +478,7 @@ q4_status q4vk_sequence_begin(q4vk_context *ctx, q4_error *err)
     ctx->seq.n = 0;
     ctx->seq.push_used = 0;
     ctx->seq.next_no_barrier = false;
+    ctx->seq.when = (q4vk_when){ NULL, false };
     return Q4_OK;
 }
 
@@ -469,11 +488,30 @@ void q4vk_sequence_op(q4vk_context *ctx, bool barrier)
         ctx->seq.next_no_barrier = !barrier;
 }
 
+bool q4vk_sequence_recording(const q4vk_context *ctx)
+{
+    return ctx && ctx->seq.recording;
+}
+
+q4_status q4vk_sequence_when(q4vk_context *ctx, q4vk_buffer *flag, bool nonzero,
+                             q4_error *err)
+{
+    if (!ctx->seq.recording)
+        return q4_fail(err, Q4_ERR_UNSUPPORTED, "q4vk_sequence_when: no sequence is being "
+                       "recorded (a dispatch submitted at once has no condition)");
+    if (flag && !ctx->info.conditional)
+        return q4_fail(err, Q4_ERR_UNSUPPORTED, "q4vk_sequence_when: the device has no "
+                       "conditional rendering (VK_EXT_conditional_rendering)");
+    ctx->seq.when = (q4vk_when){ flag, flag && !nonzero };
+    return Q4_OK;
+}
+
 /* Stops recording and frees the buffers destroyed during it. */
 static void sequence_close(q4vk_context *ctx)
 {
     struct q4vk_sequence *s = &ctx->seq;
     s->recording = false;
+    s->when = (q4vk_when){ NULL, false };
     for (int i = 0; i < s->n_doomed; i++)
         q4vk_buffer_destroy(ctx, s->doomed[i]);
     s->n_doomed = 0;
@@ -491,7 +529,7 @@ q4_status q4vk_sequence_end(q4vk_context *ctx, q4vk_timing *t, q4_error *err)
     for (int i = 0; i < s->n; i++)
         s->d[i].push = s->d[i].pipe->push_bytes ? s->push + s->push_at[i] : NULL;
     if (s->n > 0)
-        st = submit(ctx, s->d, s->n, s->no_barrier, t, err);
+        st = submit(ctx, s->d, s->n, s->no_barrier, s->cond, t, err);
     sequence_close(ctx);
     return st;
 }

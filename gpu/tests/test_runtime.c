@@ -1035,6 +1035,72 @@ START_TEST(validation_clean_run)
 }
 END_TEST
 
+/* Dispatches recorded under a flag's condition run or not by what an earlier dispatch
+ * of the same submission wrote into it; with the validation layer's synchronisation
+ * checks on (ctx_opt), the barrier before each orders the flag's write before the
+ * condition reads it. */
+static void sequence_when_on(const q4vk_options *ctx_opt)
+{
+    q4vk_context *ctx = ctx_opt ? validation_context(ctx_opt) : context(NULL);
+    if (!ctx)
+        return;
+    q4_error err = { 0 };
+    uint32_t n = 64, *v, got[64], zero = 0;
+    q4vk_buffer *b = iota_buffer(ctx, n, 0, &v);
+    q4vk_buffer *flag = buffer(ctx, 4);
+    upload(ctx, flag, 0, &zero, 4);
+    q4vk_pipeline *add = pipeline(ctx, "test_add", NULL), *mul = pipeline(ctx, "test_mul", NULL);
+    ck_assert_int_eq(q4vk_sequence_when(ctx, NULL, true, &err), Q4_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "no sequence"), "message: %s", err.msg);
+    ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_OK);
+    if (!q4vk_info(ctx)->conditional) {   /* refused, naming what is missing */
+        ck_assert_int_eq(q4vk_sequence_when(ctx, flag, true, &err), Q4_ERR_UNSUPPORTED);
+        ck_assert_msg(strstr(err.msg, "VK_EXT_conditional_rendering"), "message: %s", err.msg);
+        q4vk_sequence_abort(ctx);
+    } else {
+        ck_assert_int_eq(run_n(ctx, add, flag, 1, NULL, &err), Q4_OK);   /* flag = 1 */
+        ck_assert_int_eq(q4vk_sequence_when(ctx, flag, true, &err), Q4_OK);
+        ck_assert_int_eq(run_n(ctx, mul, b, n, NULL, &err), Q4_OK);      /* runs: * 3 */
+        ck_assert_int_eq(q4vk_sequence_when(ctx, flag, false, &err), Q4_OK);
+        ck_assert_int_eq(run_n(ctx, add, b, n, NULL, &err), Q4_OK);      /* skipped */
+        ck_assert_int_eq(q4vk_sequence_when(ctx, NULL, false, &err), Q4_OK);
+        ck_assert_int_eq(run_n(ctx, add, b, n, NULL, &err), Q4_OK);      /* runs: + 1 */
+        ck_assert_int_eq(q4vk_sequence_when(ctx, flag, false, &err), Q4_OK);
+        ck_assert_msg(q4vk_sequence_end(ctx, NULL, &err) == Q4_OK, "end: %s", err.msg);
+        download(ctx, b, 0, got, n * 4);
+        for (uint32_t i = 0; i < n; i++)
+            ck_assert_uint_eq(got[i], i * 3 + 1);
+        /* a sequence's condition ends with it: the next one runs everything */
+        ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_OK);
+        ck_assert_int_eq(run_n(ctx, add, b, n, NULL, &err), Q4_OK);
+        ck_assert_msg(q4vk_sequence_end(ctx, NULL, &err) == Q4_OK, "end: %s", err.msg);
+        download(ctx, b, 0, got, n * 4);
+        ck_assert_uint_eq(got[5], 5 * 3 + 2);
+    }
+    if (ctx_opt) {
+        uint64_t warnings = 0;
+        char first[Q4_MSG_MAX] = "";
+        ck_assert_msg(q4vk_validation_messages(ctx, &warnings, first, sizeof first) == 0,
+                      "validation errors on a correct conditional sequence: %s", first);
+    }
+    free(v);
+    q4vk_buffer_destroy(ctx, flag);
+    q4vk_buffer_destroy(ctx, b);
+    q4vk_destroy(ctx);
+}
+
+START_TEST(sequence_when_picks_dispatches)
+{
+    sequence_when_on(NULL);
+}
+END_TEST
+
+START_TEST(sequence_when_validated)
+{
+    sequence_when_on(&with_validation);
+}
+END_TEST
+
 START_TEST(validation_env)
 {
     char line[1024] = "";
@@ -1118,6 +1184,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, run_sequence_and_offsets);
     tcase_add_test(tc, sequence_records_then_submits);
+    tcase_add_test(tc, sequence_when_picks_dispatches);
     tcase_add_test(tc, run_args);
     tcase_add_test(tc, storage_range_limit);
     tcase_add_test(tc, override_replaces_kernel);
@@ -1128,6 +1195,7 @@ static Suite *runtime_suite(void)
     tcase_add_test(tc, watchdog_real_timeout);
     tc = tcase(s, "validation");
     tcase_add_test(tc, validation_clean_run);
+    tcase_add_test(tc, sequence_when_validated);
     tcase_add_test(tc, validation_env);
     tcase_add_test(tc, validation_catches_bad_pipeline);
     return s;

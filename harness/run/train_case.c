@@ -67,6 +67,10 @@ typedef struct driver {
     float loss[MAX_STEPS];                 /* each step's GPU loss */
     float margin[MAX_STEPS][Q4_TRAIN_OPS]; /* each op's worst margin per step; NAN: not run */
     bool dumped;                           /* --dump-dir: the first op not ok is saved */
+    /* perf (q4h_train_time): step 1 recorded and submitted again and again, unjudged */
+    const q4h_perf_ask *ask;
+    double *times;             /* [ask->reps]: each timed submission's GPU time */
+    double last_ms;            /* the last submission's GPU time; -1: not measured */
 } driver;
 
 /* The case of op `col` of a step: its descriptor's fields only. */
@@ -143,6 +147,7 @@ static void submit_step(driver *d, int64_t t)
     q4h_observations obs = { .gpu_ms = -1 };
     q4_status st = q4h_resident_submit(d->res, &obs, &err);
     q4_result *r = d->r;
+    d->last_ms = obs.gpu_ms;
     if (st == Q4_OK) {
         if (obs.gpu_ms > 0)
             d->gpu_ms += obs.gpu_ms;
@@ -400,9 +405,27 @@ static void fold(q4_result *r, const driver *d, const refs *rf, int64_t n)
     }
 }
 
+/* perf: after submission `rep` (0, 1, ...) of the step, whether the warm-up (at least
+ * ask->warmup submissions and ask->warmup_ms since t_warm) and ask->reps timed ones
+ * are done; the timed ones' GPU times go to d->times. */
+static bool timed_enough(driver *d, int64_t rep, int64_t *first_timed, double t_warm)
+{
+    const q4h_perf_ask *ask = d->ask;
+    if (*first_timed < 0 && rep + 1 >= ask->warmup &&
+        (q4h_now_s() - t_warm) * 1e3 >= ask->warmup_ms) {
+        *first_timed = rep + 1;
+        return false;
+    }
+    if (*first_timed < 0)
+        return false;
+    d->times[rep - *first_timed] = d->last_ms;
+    return rep - *first_timed + 1 >= ask->reps;
+}
+
 /* ---------------- one case ---------------- */
 
-void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
+/* Runs training case c (run), or times its first step (perf: d0 has ask and times). */
+static void train(q4h_backend *b, const q4_case *c, q4_result *r, const driver *d0)
 {
     const double t0 = q4h_now_s();
     const q4h_run_options *opt = b->opt;
@@ -411,6 +434,12 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     refs rf = { 0 };
     q4h_outputs out = { 0 };
     driver d = { .b = b, .c = c, .r = r };
+    const bool perf = d0 && d0->ask;
+    if (perf)
+        d.ask = d0->ask, d.times = d0->times;
+    /* The trajectory's references: ordinary cases (random_labels has nothing to learn,
+     * and perf judges nothing). */
+    const bool trajectory = !perf && q4_case_train_judges_trajectory(c);
     for (int s = 0; s < MAX_STEPS; s++)
         for (int o = 0; o < Q4_TRAIN_OPS; o++)
             d.margin[s][o] = NAN;
@@ -461,7 +490,9 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     }
     const int64_t n = q4ref_train_weights(&m), M = c->m, T = c->step, V = c->v;
     double t_truth = q4h_now_s();
-    if (make_refs(&m, &rf, &err) != Q4_OK) {
+    for (int64_t t = 0; !trajectory && t < T; t++)
+        rf.loss64[t] = rf.env[t] = NAN;   /* reported as unknown (null) */
+    if (trajectory && make_refs(&m, &rf, &err) != Q4_OK) {
         r->verdict = q4h_verdict_of_preparing(err.status);
         snprintf(r->message, sizeof r->message, "the reference runs failed: %.480s", err.msg);
         goto done;
@@ -501,13 +532,23 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
     /* Device-resident where the backend allows it; then an op a launcher cannot record
      * (it reads results back mid-op) sends the case back to the host-staged driver from
      * the step it meets it at, whose recording is dropped unrun. */
+    if (perf && !q4h_resident_possible(b)) {
+        r->verdict = Q4_NOT_SUPPORTED;
+        snprintf(r->message, sizeof r->message, "perf times a training step kept on the device "
+                 "(one submission): Vulkan, with the built-in kernels or --kernel overrides "
+                 "(docs/training.md)");
+        goto done;
+    }
     if (q4h_resident_possible(b) &&
         q4h_resident_new(b, &d.res, &err) != Q4_OK) {
         r->verdict = Q4_RESOURCE_ERROR;
         snprintf(r->message, sizeof r->message, "%.480s", err.msg);
         goto done;
     }
-    for (int64_t t = 1; t <= T && !d.stopped; t++) {
+    /* perf: step 1 again and again, each a submission of its own (rep counts them) */
+    int64_t rep = 0, first_timed = -1;
+    const double t_warm = q4h_now_s();
+    for (int64_t t = 1; t <= T && !d.stopped; t += perf ? 0 : 1, rep++) {
         r->train.steps = (int)t;   /* the steps begun: a stopped case reports those */
         d.pass = d.res ? PASS_RECORD : PASS_HOST;
         if (d.res && q4h_resident_begin(d.res, &err) != Q4_OK) {
@@ -627,6 +668,15 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             wat += (int)q4_w4x8_words(N, K);
             fat += (int)q4_flat_bytes(N, K);
         }
+        if (perf && !d.stopped && d.unrecordable) {
+            q4h_resident_abort(d.res);
+            r->verdict = Q4_NOT_SUPPORTED;
+            snprintf(r->message, sizeof r->message, "an op of the step reads its results back "
+                     "mid-op (the tensor-core forward's fallback, on a device without "
+                     "conditional rendering), so the step is not one submission to time");
+            d.stopped = true;
+            break;
+        }
         if (d.pass == PASS_RECORD && !d.stopped && d.unrecordable) {
             /* back to host-staged ops, this step included; nothing of it has run */
             q4h_resident_abort(d.res);
@@ -637,6 +687,17 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
         }
         if (d.pass == PASS_RECORD && !d.stopped) {
             submit_step(&d, t);
+            if (perf) {
+                if (!d.stopped && d.last_ms < 0) {
+                    r->verdict = Q4_NOT_SUPPORTED;
+                    snprintf(r->message, sizeof r->message, "the device has no compute-queue "
+                             "timestamps");
+                    d.stopped = true;
+                }
+                if (d.stopped || timed_enough(&d, rep, &first_timed, t_warm))
+                    break;
+                continue;
+            }
             d.pass = PASS_JUDGE;
             if (!d.stopped)
                 goto step_pass;
@@ -649,8 +710,10 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
             q4h_resident_drop(d.res, &d.loss[t - 1]);
         }
     }
-    if (d.stopped)
+    if (d.stopped || perf)
         goto done;
+    if (!trajectory)   /* random_labels: its ops alone are judged */
+        goto checked;
 
     /* (b) the trajectory: each step's loss against the fp64 run's. A step whose codes
      * came after a requant where the fp64 latent lay within the drift allowance of a
@@ -720,6 +783,7 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                      cm > 1 ? "" : " (its latent lies near a rounding boundary)");
         }
     }
+checked:
     if (b->i->lint)   /* static checks of the modules its steps ran (Vulkan) */
         b->i->lint(b, c, r);
     /* --dump-dir saves the first op that is not ok (dump_op); a case that fails only
@@ -730,7 +794,8 @@ void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
                  "dump is its first op that is not ok, and every op passed)", len ? " " : "");
     }
 done:
-    fold(r, &d, &rf, r->train.steps);
+    if (!perf)
+        fold(r, &d, &rf, r->train.steps);
     r->elements = d.elements;
     r->gpu_ms = d.gpu_ms > 0 ? d.gpu_ms : -1;
     q4h_outputs_free(&out);
@@ -742,4 +807,22 @@ done:
     if (b->i->end)
         b->i->end(b);
     r->seconds = q4h_now_s() - t0;
+}
+
+void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
+{
+    train(b, c, r, NULL);
+}
+
+q4_status q4h_train_time(q4h_backend *b, const q4h_perf_ask *ask, const q4_case *c,
+                         double *times, q4_error *err)
+{
+    q4_result r;
+    const driver d0 = { .ask = ask, .times = times };
+    q4_result_init(&r);
+    train(b, c, &r, &d0);
+    if (r.verdict == Q4_PASS)
+        return Q4_OK;
+    return q4_fail(err, r.verdict == Q4_NOT_SUPPORTED ? Q4_ERR_UNSUPPORTED : Q4_ERR_DEVICE,
+                   "%s", r.message[0] ? r.message : q4_verdict_name(r.verdict));
 }

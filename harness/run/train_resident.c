@@ -81,7 +81,10 @@ bool q4h_resident_recordable(q4h_resident *r, const q4h_op *op, const q4_case *o
      * flag back to choose the fallback), so that the way back to host-staged steps runs
      * on any device (harness.train). */
     const char *forced = getenv("Q4CTS_TEST_UNRECORDABLE");
-    return !(forced && !strcmp(forced, op->name)) && p.maybe_from == 0;
+    /* A launcher whose data picks its path (q4vk_plan.maybe_from) records both ways under
+     * conditional rendering, where the device has it; elsewhere it reads back mid-op. */
+    return !(forced && !strcmp(forced, op->name)) &&
+           (p.maybe_from == 0 || q4vk_info(ctx_of(r))->conditional);
 }
 
 /* The device tensor of host array `host` of `bytes`: found, or made (from init, or
