@@ -11,6 +11,12 @@ What is timed per op (CUDA events around the op only, warm-up, then the median):
   adamw_step             torch.optim.AdamW(fused=True).step() on one tensor
   q4gsw_requant          round(latent / scale), clamp, +8, pack two codes per byte
   dequantize             unpack nibbles, (code - 8) * scale
+  train                  one training step of q4cts's model (docs/training.md) in eager
+                         fp32: per layer dequantize and x @ W^T, F.cross_entropy forward
+                         and backward through the layers (autograd: dW of each layer, d_x
+                         of all but the first), the latents' gradients set from the
+                         dequantized weights' (STE), torch.optim.AdamW(fused=True).step()
+                         on every latent, then each layer's requant (round, clamp, pack)
 Usage: bench-torch.py [--caselist FILE] [--reps N] [--json FILE]
 """
 import argparse
@@ -28,9 +34,11 @@ import torch.nn.functional as F
 def parse(name):
     parts = name.split(".")
     op, params = parts[1], parts[3]
+    if op == "train":   # the family names the layers: linear1, linear2, linear3
+        params += "_L" + parts[2][len("linear"):]
     vals = {}
     for tok in params.split("_"):
-        m = re.fullmatch(r"([a-z]+)([0-9x]+)", tok)
+        m = re.fullmatch(r"([a-zA-Z]+)([0-9x]+)", tok)
         key, val = m.group(1), m.group(2)
         vals[key] = math.prod(int(v) for v in val.split("x"))  # d2x3 -> 6 (leading dims)
     if "d" in vals:
@@ -64,6 +72,45 @@ def dequant(codes, scales, gs):
     return (codes.float() - 8.0) * s
 
 
+def train_step(p, reps, dev, rnd, g):
+    """One step of q4cts's training model (layers K -> h ... -> V, no bias, no
+    nonlinearity), as eager PyTorch would run it: the weights dequantized from codes
+    (unpacked, as the linears above), autograd for the gradients, STE for the latents."""
+    L, M, gs = p["L"], p["m"], p["g"]
+    widths = [p["k"]] + [p.get("h", 0)] * (L - 1) + [p["v"]]
+    latents, scales, codes = [], [], []
+    for l in range(L):
+        n, k = widths[l + 1], widths[l]
+        lat = torch.nn.Parameter(rnd(n, k) / math.sqrt(k))
+        s = torch.full((k // gs, n), 2.0 ** -round(math.log2(7 * math.sqrt(k))), device=dev)
+        latents.append(lat)
+        scales.append(s)
+        codes.append(requant(lat.detach(), s, gs)[0])
+    x = rnd(M, widths[0])
+    labels = torch.randint(0, widths[-1], (M,), device=dev, generator=g)
+    opt = torch.optim.AdamW(latents, lr=p["l"] * 1e-4, betas=(0.9, 0.999), eps=1e-8,
+                            weight_decay=0.01, fused=True)
+    def step():
+        weights = [dequant(codes[l], scales[l], gs).requires_grad_() for l in range(L)]
+        act = x
+        for w in weights:
+            act = act @ w.t()
+        F.cross_entropy(act, labels).backward()
+        for lat, w in zip(latents, weights):
+            lat.grad = w.grad
+        opt.step()
+        for l in range(L):
+            codes[l] = requant(latents[l].detach(), scales[l], gs)[0]
+    return timed(step, reps)
+
+
+def requant(latent, scales, gs):
+    """Codes (unpacked, for the next dequantize) and the packed bytes, as requant writes."""
+    s = scales.t().repeat_interleave(gs, dim=1)
+    c = (torch.round(latent / s).clamp(-8, 7) + 8).to(torch.uint8)
+    return c, c[:, 0::2] | (c[:, 1::2] << 4)
+
+
 def bench(op, p, reps, dev):
     g = torch.Generator(device=dev).manual_seed(0)
     rnd = lambda *shape: torch.rand(*shape, device=dev, generator=g) * 2 - 1
@@ -85,11 +132,7 @@ def bench(op, p, reps, dev):
         return timed(run, reps)
     if op == "q4gsw_requant":
         latent = rnd(n, k) * 0.1
-        s = scales.t().repeat_interleave(gs, dim=1)
-        def run():
-            c = (torch.round(latent / s).clamp(-8, 7) + 8).to(torch.uint8)
-            return c[:, 0::2] | (c[:, 1::2] << 4)
-        return timed(run, reps)
+        return timed(lambda: requant(latent, scales, gs), reps)
     if op == "linear_dW":
         dout, x = rnd(p["m"], p["n"]), rnd(p["m"], p["k"])
         return timed(lambda: dout.t() @ x, reps)
@@ -100,6 +143,8 @@ def bench(op, p, reps, dev):
             logits.grad = None
             F.cross_entropy(logits, labels).backward()
         return timed(run, reps)
+    if op == "train":
+        return train_step(p, reps, dev, rnd, g)
     if op == "adamw_step":
         param = torch.nn.Parameter(rnd(p["n"]))
         param.grad = rnd(p["n"]) * 0.1

@@ -114,6 +114,9 @@ if [ "$mode" = worker ]; then
   seen '^device: .*\(WebGPU\), driver Dawn'
   checks=$((checks + 1))
   grep -q '"api": "webgpu"' perf.json || fail "the perf report does not name the API"
+  # a training step is timed as one device-resident submission, which WebGPU has not
+  expect 1 'q4cts.train.linear1.m8_k32_v8_g8_t1_l10.random_labels +error: perf times a training step kept on the device' -- \
+    "$q4cts" perf --api webgpu --filter q4cts.train.linear1.m8_k32_v8_g8_t1_l10.random_labels --reps 2 --warmup 1 --warmup-ms 0
   # --kernel: a WGSL kernel by name, a file that compiles.
   expect 2 "--kernel 'bogus=x.wgsl': with --api webgpu, NAME=FILE.wgsl where NAME is a WGSL kernel" -- \
     "$q4cts" run --api webgpu --kernel bogus=x.wgsl
