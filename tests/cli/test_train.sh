@@ -94,7 +94,7 @@ assert all(abs(x["loss_gpu"] - x["loss_ref"]) <= x["envelope"] for x in s[:2]), 
 assert s[1]["margins"]["adamw_step"] > 1 and s[0]["margins"]["adamw_step"] <= 1, s
 PY
 # random labels: no trajectory, but every op is judged, so the same bug fails its op
-rl=q4cts.train.linear1.m16_k64_v40_g32_t2_l300.random_labels
+rl=q4cts.train.linear1.m16_k128_v40_g64_t2_l300.random_labels
 expect 1 "step 2, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --strict --filter $rl --inject-fault train_mv_reset@2
 
 # ---- perf times a training step: one submission of step 1, again and again ----
