@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { create, globals } from 'webgpu';
-import { CEILINGS, KNOB_ERROR, OPS } from './ops.mjs';
+import { CEILINGS, KNOB_ERROR, OPS, Unsupported } from './ops.mjs';
 import { FileError, checkSteps, interfaceSteps } from './interface.mjs';
 
 Object.assign(globalThis, globals);
@@ -440,7 +440,7 @@ async function main() {
             const r = await runCase(f.json, f.blobs);
             writeFrame(T_RESULT, r.json, r.blobs);
         } catch (e) {
-            const kind = e instanceof Failure ? e.kind : 'internal';
+            const kind = e instanceof Failure ? e.kind : e instanceof Unsupported ? 'unsupported' : 'internal';
             writeFrame(T_RESULT, { status: 'error', kind, message: e.message });
             if (kind === 'lost')
                 process.exit(0);   // a new worker, with a new device, takes the next case
