@@ -103,7 +103,12 @@ async function openDevice() {
     // Dawn rounds timestamps down to 2^16 ns by default (a browser's guard against
     // timing attacks): perf then read 0.065536 ms steps and a 0 us dispatch floor on
     // the H200. A test suite times its own kernels: ask for the device's resolution.
-    gpu = create(['disable-dawn-features=timestamp_quantization']);
+    // Q4CTS_DAWN_DISABLE (a perf study's knob, docs/webgpu.md "Perf"): more Dawn toggles
+    // to turn off, comma-separated, e.g. use_spirv_reconvergence_mode.
+    const more = process.env.Q4CTS_DAWN_DISABLE ?? '';
+    if (!/^[a-z0-9_,]*$/.test(more))
+        throw new Error(`Q4CTS_DAWN_DISABLE '${more.slice(0, 40)}' is not a list of Dawn toggle names`);
+    gpu = create([`disable-dawn-features=${['timestamp_quantization', ...more.split(',').filter(Boolean)].join(',')}`]);
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
     if (!adapter)
         throw new Error('Dawn found no WebGPU adapter');

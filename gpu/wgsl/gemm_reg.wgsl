@@ -22,7 +22,7 @@ var<workgroup> Bs: array<array<vec4<f32>, 33>, 16>;   // [buffer * BK + depth][c
 // The tile at (r0, c0) of an R x C output (C a multiple of 4) over depth D.
 fn gemm_reg(r0: u32, c0: u32, R: u32, C: u32, D: u32, lid: u32) {
     let tx = lid % 16u;
-    let ty = lid / 16u;
+    let ty = (lid / 16u) % 16u;   // lid < 256: the % only tells Tint ty < 16 (no clamps)
     var c0_0 = vec4<f32>(0.0); var c0_1 = vec4<f32>(0.0);
     var c1_0 = vec4<f32>(0.0); var c1_1 = vec4<f32>(0.0);
     var c2_0 = vec4<f32>(0.0); var c2_1 = vec4<f32>(0.0);
