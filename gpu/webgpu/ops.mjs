@@ -7,6 +7,9 @@
 // with ref { buffer: i } (the run message's buffer i) or { scratch: j }, and constants
 // (optional) the kernel's override values.
 
+// A plan the adapter cannot run: the case is NotSupported.
+export class Unsupported extends Error {}
+
 const u = (v) => ['u', v];
 const f = (v) => ['f', v];
 const buf = (i) => ({ buffer: i });
@@ -35,11 +38,17 @@ const bwdRows = (K4) => {
         s /= 2;
     return s;
 };
-// The tiled GEMMs (gemm_tile.wgsl): one invocation per output in 32 x 32 tiles.
-// Register-tiled kernels with GLSL's staging (64 x 64 and 128 x 128 tiles, 4 x 4 and 8 x 8
-// per invocation) ran 3.4-38x GLSL's time on the H200, against 1.7-2.8x for these
-// (docs/webgpu.md, "Linear kernels"); they are not kept.
-const tiles = (R, C) => ceil(R, 32) * ceil(C, 32);
+// The tiled GEMMs (gemm_reg.wgsl): 128 x 128 tiles of 8 x 8 outputs per invocation, with
+// two workgroup buffers of 8 depths each (16,896 bytes: more than WebGPU's default 16 KiB,
+// so the worker asks for the adapter's limit; an adapter below it is NotSupported).
+const TILE = 128;
+const TILED_WG_BYTES = 2 * 16 * 33 * 16;
+const tiles = (R, C) => ceil(R, TILE) * ceil(C, TILE);
+const tiledFits = (limits) => {
+    if (limits.maxComputeWorkgroupStorageSize < TILED_WG_BYTES)
+        throw new Unsupported(`the tiled linear kernels need ${TILED_WG_BYTES} bytes of ` +
+            `workgroup memory; the adapter allows ${limits.maxComputeWorkgroupStorageSize}`);
+};
 export const KNOB_ERROR = knobError;
 // M <= 8: the linears stream the weights (the gemv kernels), as the GLSL launchers do.
 const GEMV_MAX_M = 8;
@@ -66,7 +75,7 @@ export const OPS = {
     },
     linear_q4gsw: {
         // buffers x, w4x8, scales, [bias], y; without bias, binding 3 is a zero scratch
-        plan: (p) => ({
+        plan: (p, limits) => ({
             scratch: p.bias ? [] : [16],
             dispatches: [p.m <= GEMV_MAX_M ? {
                 // 4 block columns (32 n) per workgroup
@@ -75,7 +84,7 @@ export const OPS = {
                            [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)), u(p.bias ? 1 : 0),
                          u(ceil(n8(p.n), 4))],
-            } : {
+            } : tiledFits(limits) ?? {
                 kernel: 'linear_q4gsw', groups: tiles(p.m, p.n),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)],
                            [3, p.bias ? buf(3) : { scratch: 0 }], [4, buf(p.bias ? 4 : 3)]],
@@ -84,7 +93,7 @@ export const OPS = {
         }),
     },
     linear_q4gsw_backward: {
-        plan: (p) => ({
+        plan: (p, limits) => ({
             dispatches: [p.m <= GEMV_MAX_M ? {
                 // S k4 rows (4 S k) per workgroup
                 kernel: 'linear_q4gsw_backward_gemv', groups: ceil(p.k / 4, bwdRows(p.k / 4)),
@@ -92,7 +101,7 @@ export const OPS = {
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n)),
                          u(ceil(p.k / 4, bwdRows(p.k / 4)))],
-            } : {
+            } : tiledFits(limits) ?? {
                 kernel: 'linear_q4gsw_backward', groups: tiles(p.m, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)], [3, buf(3)]],
                 params: [u(p.m), u(p.n), u(p.k), u(p.gs), u(n8(p.n))],
@@ -100,8 +109,8 @@ export const OPS = {
         }),
     },
     linear_dW: {
-        plan: (p) => ({
-            dispatches: [{
+        plan: (p, limits) => ({
+            dispatches: [tiledFits(limits) ?? {
                 kernel: 'linear_dw', groups: tiles(p.n, p.k),
                 bindings: [[0, buf(0)], [1, buf(1)], [2, buf(2)]],
                 params: [u(p.m), u(p.n), u(p.k)],

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { create, globals } from 'webgpu';
-import { CEILINGS, KNOB_ERROR, OPS } from './ops.mjs';
+import { CEILINGS, KNOB_ERROR, OPS, Unsupported } from './ops.mjs';
 import { FileError, checkSteps, interfaceSteps } from './interface.mjs';
 
 Object.assign(globalThis, globals);
@@ -103,7 +103,12 @@ async function openDevice() {
     // Dawn rounds timestamps down to 2^16 ns by default (a browser's guard against
     // timing attacks): perf then read 0.065536 ms steps and a 0 us dispatch floor on
     // the H200. A test suite times its own kernels: ask for the device's resolution.
-    gpu = create(['disable-dawn-features=timestamp_quantization']);
+    // Q4CTS_DAWN_DISABLE (a perf study's knob, docs/webgpu.md "Perf"): more Dawn toggles
+    // to turn off, comma-separated, e.g. use_spirv_reconvergence_mode.
+    const more = process.env.Q4CTS_DAWN_DISABLE ?? '';
+    if (!/^[a-z0-9_,]*$/.test(more))
+        throw new Error(`Q4CTS_DAWN_DISABLE '${more.slice(0, 40)}' is not a list of Dawn toggle names`);
+    gpu = create([`disable-dawn-features=${['timestamp_quantization', ...more.split(',').filter(Boolean)].join(',')}`]);
     adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
     if (!adapter)
         throw new Error('Dawn found no WebGPU adapter');
@@ -440,7 +445,7 @@ async function main() {
             const r = await runCase(f.json, f.blobs);
             writeFrame(T_RESULT, r.json, r.blobs);
         } catch (e) {
-            const kind = e instanceof Failure ? e.kind : 'internal';
+            const kind = e instanceof Failure ? e.kind : e instanceof Unsupported ? 'unsupported' : 'internal';
             writeFrame(T_RESULT, { status: 'error', kind, message: e.message });
             if (kind === 'lost')
                 process.exit(0);   // a new worker, with a new device, takes the next case
