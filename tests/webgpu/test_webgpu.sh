@@ -44,10 +44,10 @@ fi
 if [ "$mode" = train ]; then
   # the training cases of the mustpass through WGSL (docs/training.md): every op of every
   # step judged, the trajectory in its envelope; a planted integration bug is caught
-  expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --api webgpu --strict \
+  expect 0 'result: PASS, 0 of 7 cases not ok' -- "$q4cts" run --api webgpu --strict \
     --caselist "$src/cases/mustpass.txt" --filter 'q4cts.train.*' --json train.json
   checks=$((checks + 1))
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["q4cts"]["results"]; assert len(r) == 5 and all(x["api"] == "webgpu" and x["train"]["steps"] for x in r)' \
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["q4cts"]["results"]; assert len(r) == 7 and all(x["api"] == "webgpu" and x["train"]["steps"] for x in r)' \
     train.json || fail "the training results do not name WebGPU or have no steps"
   rm -rf dumps && mkdir dumps
   expect 1 "step 3, layer 2, linear_dW: .* outside their bound" -- "$q4cts" run --api webgpu \
@@ -63,7 +63,7 @@ if [ "$mode" = train ]; then
   for op in linear_q4gsw fused_ce linear_dW linear_q4gsw_backward adamw_step q4gsw_requant; do
     all+=(--interface "$src/tests/interfaces/webgpu/$op/$op.json")
   done
-  expect 0 'result: PASS, 0 of 5 cases not ok' -- "$q4cts" run --api webgpu --strict \
+  expect 0 'result: PASS, 0 of 7 cases not ok' -- "$q4cts" run --api webgpu --strict \
     --filter 'q4cts.train.*' "${all[@]}"
   # a --kernel override with a planted bug fails the step that runs it
   expect 1 "step 1, layer 1, adamw_step: .* outside their bound" -- "$q4cts" run --api webgpu \
