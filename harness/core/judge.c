@@ -23,6 +23,7 @@
  * Q4H_JUDGE_CHUNK columns is summed exactly as one pass sums it, a longer one block
  * by block (harness.judge compares 1 and several threads). A truth made tile by tile
  * is scanned as it is made (judge_tiled.c) and joined here the same way. */
+#include "judge.h"
 #include "judge_scan.h"
 
 #include <omp.h>

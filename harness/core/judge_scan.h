@@ -10,7 +10,8 @@
 #ifndef Q4H_JUDGE_SCAN_H
 #define Q4H_JUDGE_SCAN_H
 
-#include "judge.h"
+#include "op.h"
+#include "q4report.h"
 
 /* Columns per block of a row's statistical sums (and elements per chunk of the
  * whole judge's scan): fixed, so that the work is cut the same way on any thread

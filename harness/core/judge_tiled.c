@@ -10,6 +10,7 @@
  * exactly as the whole judge sums it; the join is the whole judge's. A tile is at
  * most SUB elements of one row, so that it stays in the cache, unless the op makes
  * whole rows. */
+#include "judge.h"
 #include "judge_scan.h"
 
 #include <omp.h>
