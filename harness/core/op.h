@@ -5,7 +5,8 @@
  * descriptor up by the case's op name and knows no op by name itself. One case's
  * path is a straight line (run_case.c):
  *   parsed case -> support -> inputs (cases/) -> truth (reference/) -> GPU (gpu/)
- *   -> judge (judge.c) -> reports (reports/). */
+ *   -> judge (judge.c) -> reports (reports/);
+ * or, for an op with a tiled truth, the truth made while judging (judge_tiled.c). */
 #ifndef Q4H_OP_H
 #define Q4H_OP_H
 
