@@ -5,8 +5,9 @@
  * of more than one block, masked rows), with results that pass, that are wrong at a
  * chunk's or a tile's edge, at the last element, NaN at the first and later, tied
  * worst margins, and biased within every bound: the same q4_result, byte for byte,
- * as the whole judge's, on 1 and 3 threads; and the truth the tiles made, made whole
- * again (q4h_truth_complete, what a dump reads), is the whole truth bit for bit. */
+ * as the whole judge's, on 1 and 3 threads. The tiles' truth, cut anywhere a tile
+ * may be cut, is the whole truth bit for bit; and a tiled truth made whole again
+ * (q4h_truth_complete, what a dump reads) is too, its results kept. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -189,6 +190,72 @@ START_TEST(tiled_judge_is_the_whole_judge)
 }
 END_TEST
 
+/* Every tile of the op's tiled truth, cut at odd places (whole rows where the op
+ * makes rows only), into arrays of the whole output: the whole truth, bit for bit. */
+START_TEST(tiles_are_the_whole_truth)
+{
+    const char *name = cases[_i];
+    one_case k;
+    make(name, &k);
+    const q4h_tiled_truth *tt = k.op->tiled;
+    q4h_outputs *w = &k.whole;
+    const int64_t rows = k.tiled.o[w->n - 1].rows, cols = k.tiled.o[w->n - 1].cols;
+    /* the tiled outputs' truth, as the tiles make it, in arrays of the whole shape */
+    double *value[Q4H_MAX_OUTPUTS] = { 0 }, *bound[Q4H_MAX_OUTPUTS] = { 0 };
+    float *env[Q4H_MAX_OUTPUTS][3] = { { 0 } };
+    for (int n = 0; n < w->n; n++) {
+        const q4h_output *o = &k.tiled.o[n];
+        if (!o->tiled)
+            continue;
+        value[n] = malloc((size_t)o->count * sizeof(double));
+        bound[n] = malloc((size_t)o->count * sizeof(double));
+        for (int e = 0; e < 3; e++)
+            if (o->tiled_env && (e < 2 || o->tiled_shr))
+                env[n][e] = malloc((size_t)o->count * sizeof(float));
+    }
+    int64_t step = 1;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j0 = 0, j1; j0 < cols; j0 = j1) {
+            step = step * 7 % 5003 + 1;   /* 2, 15, 106, ...: tiles of every length */
+            j1 = tt->whole_rows || j0 + step > cols ? cols : j0 + step;
+            q4h_truth_tile t = { .row = r, .j0 = j0, .j1 = j1 };
+            for (int n = 0; n < w->n; n++)
+                if (value[n]) {
+                    const int64_t at = r * cols + j0;
+                    t.value[n] = value[n] + at;
+                    t.bound[n] = bound[n] + at;
+                    t.env[n] = (q4ref_envelope){ env[n][0] ? env[n][0] + at : NULL,
+                                                 env[n][1] ? env[n][1] + at : NULL,
+                                                 env[n][2] ? env[n][2] + at : NULL };
+                }
+            tt->tile(k.tiled.tiles, &t);
+        }
+    tt->end(k.tiled.tiles, &k.tiled);
+    for (int n = 0; n < w->n; n++) {
+        const q4h_output *a = &w->o[n], *b = &k.tiled.o[n];
+        const size_t d = (size_t)a->count * sizeof(double), f = d / 2;
+        const double *bv = value[n] ? value[n] : b->value, *bb = bound[n] ? bound[n] : b->bound;
+        ck_assert_msg(memcmp(a->value, bv, d) == 0 && memcmp(a->bound, bb, d) == 0,
+                      "%s: %s's truth differs by tiles", name, a->name);
+        const float *be[3] = { env[n][0] ? env[n][0] : b->env.alw,
+                               env[n][1] ? env[n][1] : b->env.sd,
+                               env[n][2] ? env[n][2] : b->env.shr };
+        const float *ae[3] = { a->env.alw, a->env.sd, a->env.shr };
+        for (int e = 0; e < 3; e++) {
+            ck_assert((ae[e] != NULL) == (be[e] != NULL));
+            if (ae[e])
+                ck_assert_msg(memcmp(ae[e], be[e], f) == 0, "%s: %s's envelope %d differs",
+                              name, a->name, e);
+        }
+        free(value[n]);
+        free(bound[n]);
+        for (int e = 0; e < 3; e++)
+            free(env[n][e]);
+    }
+    drop(&k);
+}
+END_TEST
+
 /* NaN truths (a NaN gradient; its bound is NaN too, so the margin is infinite): over
  * its bound wherever it is, the worst at element 0, the first of the infinite
  * margins. */
@@ -289,6 +356,7 @@ int main(void)
     Suite *s = suite_create("judge_tiled");
     TCase *tc = tcase_create("tiled");
     tcase_set_timeout(tc, 300);
+    tcase_add_loop_test(tc, tiles_are_the_whole_truth, 0, n);
     tcase_add_loop_test(tc, tiled_judge_is_the_whole_judge, 0, n);
     tcase_add_loop_test(tc, completed_truth_is_the_whole_truth, 0, n);
     tcase_add_test(tc, nan_truths_judged_alike);
