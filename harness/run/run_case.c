@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "dump.h"
 #include "gpu_judged.h"
+#include "interface.h"
 #include "judge.h"
 #include "train_case.h"
 #include "truth.h"
@@ -77,11 +78,11 @@ static q4_status not_prepared(const q4_error *err, q4_result *r)
  * the judge (--repeat judges it again, flaky@N plants its bug in it, an interface
  * file's outputs are chosen from it; --dump all dumps every case). Q4CTS_WHOLE_TRUTH=1
  * makes every truth whole, to compare the two. */
-static bool truth_tiled(const q4h_run_options *opt, const q4h_op *op)
+static bool truth_tiled(const q4h_run_options *opt, const q4h_op *op, const q4_case *c)
 {
     const char *whole = getenv("Q4CTS_WHOLE_TRUTH");
     return op->tiled && !(whole && whole[0] && strcmp(whole, "0")) && !opt->dump_all &&
-           opt->repeat <= 1 && opt->flaky_every <= 0 && opt->n_interfaces == 0;
+           opt->repeat <= 1 && opt->flaky_every <= 0 && !q4h_iface_for(opt, c->op);
 }
 
 /* A case's size in element operations (the largest product its op uses), for the
@@ -147,7 +148,7 @@ q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *giv
         goto done;
     }
     double t_truth = q4h_now_s();
-    if (q4h_truth_make(op, c, in, truth_tiled(b->opt, op), &out, &err) != Q4_OK) {
+    if (q4h_truth_make(op, c, in, truth_tiled(b->opt, op, c), &out, &err) != Q4_OK) {
         prepared = not_prepared(&err, r);
         goto done;
     }
