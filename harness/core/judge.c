@@ -237,7 +237,9 @@ static stat_sums *scan_blocks(const q4h_output *o, int64_t *per_row)
 #pragma omp parallel for schedule(dynamic, 1) if (o->count > CHUNK)
     for (int64_t b = 0; b < n_blocks; b++) {
         int64_t r = b / pr, j0 = b % pr * CHUNK;
-        q4h_scan_stat(o, &v, r, j0, j0 + CHUNK < o->cols ? j0 + CHUNK : o->cols, &blocks[b]);
+        stat_sums mine = { 0 };   /* summed in a copy of this thread's own */
+        q4h_scan_stat(o, &v, r, j0, j0 + CHUNK < o->cols ? j0 + CHUNK : o->cols, &mine);
+        blocks[b] = mine;
     }
     return blocks;
 }
@@ -341,10 +343,14 @@ static void scan_whole(const q4h_output *o, q4h_output_scan *s)
         const int64_t n = s->n_chunks;
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
         for (int64_t c = 0; c < n; c++) {
+            /* in copies of this thread's own: the neighbours are other threads' */
             int64_t a = c * CHUNK;
-            s->chunks[c] = Q4H_NO_WORST;
-            q4h_scan_elements(o, &v, a, a + CHUNK < o->count ? a + CHUNK : o->count,
-                              &s->chunks[c], &s->first);
+            q4h_chunk_worst mine = Q4H_NO_WORST, first = Q4H_NO_WORST;
+            q4h_scan_elements(o, &v, a, a + CHUNK < o->count ? a + CHUNK : o->count, &mine,
+                              &first);
+            s->chunks[c] = mine;
+            if (a == 0)
+                s->first = first;
         }
     }
     if (o->got && q4h_judge_has_stat(o))

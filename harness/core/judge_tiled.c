@@ -83,10 +83,18 @@ static void tile(const tiling *t, const scratch *s, int64_t item, int64_t r, int
         q4h_output_scan *sc = &t->scans[k];
         const q4h_truth_view v = { s->value[i], s->bound[i], s->alw[i], s->sd[i], s->shr[i],
                                    at };
-        q4h_scan_elements(o, &v, at, at + (j1 - j0), &sc->chunks[item], &sc->first);
+        /* counted and summed in copies of this thread's own: the shared arrays'
+         * neighbours are other threads' (no cache line passed to and fro each element) */
+        q4h_chunk_worst c = sc->chunks[item], first = Q4H_NO_WORST;
+        q4h_scan_elements(o, &v, at, at + (j1 - j0), &c, &first);
+        sc->chunks[item] = c;
+        if (at == 0)
+            sc->first = first;
         for (int64_t a = j0, b; sc->blocks && a < j1; a = b) {   /* block by block */
             b = (a / CHUNK + 1) * CHUNK < j1 ? (a / CHUNK + 1) * CHUNK : j1;
-            q4h_scan_stat(o, &v, r, a, b, &sc->blocks[r * t->per_row + a / CHUNK]);
+            q4h_stat_sums g = sc->blocks[r * t->per_row + a / CHUNK];
+            q4h_scan_stat(o, &v, r, a, b, &g);
+            sc->blocks[r * t->per_row + a / CHUNK] = g;
         }
     }
 }
