@@ -35,9 +35,10 @@ static void inject_flaky(q4h_outputs *out, const void *options)
 }
 
 /* Saves the case as it stands (r and the outputs of the run that gave r) when the
- * options ask for it; a failed dump is noted in r's message. */
+ * options ask for it, a tiled truth made whole first; a failed dump is noted in r's
+ * message. */
 static void dump(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,
-                 const q4h_outputs *out, bool have_got, q4_result *r)
+                 q4h_outputs *out, bool have_got, q4_result *r)
 {
     const q4h_run_options *opt = b->opt;
     q4h_tensor tensors[Q4H_MAX_TENSORS];
@@ -45,8 +46,7 @@ static void dump(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_in
     if (!opt->dump_dir || (!opt->dump_all && q4_verdict_ok(r->verdict, opt->strict)))
         return;
     /* a dump holds the whole truth: a tiled one is made whole for it */
-    q4h_outputs *whole = (q4h_outputs *)out;
-    if (q4h_truth_complete(op, c, in, whole, &err) != Q4_OK) {
+    if (q4h_truth_complete(op, c, in, out, &err) != Q4_OK) {
         size_t len = strlen(r->message);
         snprintf(r->message + len, sizeof r->message - len, " (dump failed: %s)", err.msg);
         return;
