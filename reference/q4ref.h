@@ -106,6 +106,31 @@ q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const flo
                                 double *m_bound, double *v_value, double *v_bound,
                                 const q4ref_envelope *env, q4_error *err);
 
+/* The same truths piece by piece, for a judge that never holds one whole: each piece
+ * is the whole truth's, bit for bit (the same body), on any thread, in any order.
+ * AdamW: _check makes q4ref_adamw_truth_env's checks of the inputs; _range fills
+ * elements [i0, i1) into arrays (and env, or NULL) that hold element i0 at 0.
+ * Fused CE: _rows checks the inputs and keeps them and each row's loss; _row fills row
+ * r's dlogits (V values, bounds, and the envelope: alw, sd and shr all given); after
+ * every row, _loss fills the loss (one element; loss_env or NULL). */
+q4_status q4ref_adamw_truth_check(const float *param, const float *grad, const float *m,
+                                  const float *v, int64_t numel, const q4ref_adamw_hyper *h,
+                                  q4_error *err);
+void q4ref_adamw_truth_range(const float *param, const float *grad, const float *m,
+                             const float *v, int64_t i0, int64_t i1, const q4ref_adamw_hyper *h,
+                             double *param_value, double *param_bound, double *m_value,
+                             double *m_bound, double *v_value, double *v_bound,
+                             const q4ref_envelope *env);
+typedef struct q4ref_ce_rows q4ref_ce_rows;
+q4_status q4ref_fused_ce_truth_rows(const float *logits, const int32_t *labels, int64_t R,
+                                    int64_t V, float n_valid, q4ref_ce_rows **rows,
+                                    q4_error *err);
+void q4ref_fused_ce_truth_row(q4ref_ce_rows *rows, int64_t r, double *dlogits_value,
+                              double *dlogits_bound, const q4ref_envelope *dlogits_env);
+void q4ref_fused_ce_truth_loss(const q4ref_ce_rows *rows, double *loss_value, double *loss_bound,
+                               const q4ref_envelope *loss_env);
+void q4ref_fused_ce_rows_free(q4ref_ce_rows *rows);
+
 /* Dequantize truth: exact in fp64, and the fp32 product (code-8)*s rounds once. */
 q4_status q4ref_dequant_truth(const uint32_t *w, const float *scales, int64_t N, int64_t K,
                               int64_t gs, double *value, double *bound, q4_error *err);

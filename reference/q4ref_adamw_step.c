@@ -1,7 +1,8 @@
 /* q4ref_adamw_step.c: one AdamW step with decoupled weight decay (SPEC §2).
  *
  * fp32 path: a plain loop of the SPEC formula, in place on param, m and v.
- * Truth path: per element, the fp64 evaluation and bounds of q4ref_adamw_elem_bound. */
+ * Truth path: per element, the fp64 evaluation and bounds of q4ref_adamw_elem_bound,
+ * for every element at once or for a range of them (the same body). */
 #include <math.h>
 
 #include "q4ref_internal.h"
@@ -58,6 +59,29 @@ static void put_env(const q4ref_envelope *env, int64_t i, q4ref_ev x)
         env->shr[i] = 0;
 }
 
+/* Element i of the inputs into element o of the outputs: the one body of the whole
+ * truth and of a range's, so that both are the same bits. */
+static inline void truth_elem(const float *param, const float *grad, const float *m,
+                              const float *v, int64_t i, int64_t o, const q4ref_adamw_consts *k,
+                              double *param_value, double *param_bound, double *m_value,
+                              double *m_bound, double *v_value, double *v_bound,
+                              const q4ref_envelope *env)
+{
+    q4ref_ev p1, m1, v1;
+    q4ref_adamw_elem_bound(param[i], grad[i], m[i], v[i], k, &p1, &m1, &v1);
+    param_value[o] = p1.v;
+    param_bound[o] = p1.e;
+    m_value[o] = m1.v;
+    m_bound[o] = m1.e;
+    v_value[o] = v1.v;
+    v_bound[o] = v1.e;
+    if (env) {
+        put_env(&env[0], o, p1);
+        put_env(&env[1], o, m1);
+        put_env(&env[2], o, v1);
+    }
+}
+
 q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const float *m,
                                 const float *v, int64_t numel, const q4ref_adamw_hyper *h,
                                 double *param_value, double *param_bound, double *m_value,
@@ -78,20 +102,34 @@ q4_status q4ref_adamw_truth_env(const float *param, const float *grad, const flo
     q4ref_adamw_consts k;
     q4ref_adamw_consts_of(h, &k);
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < numel; i++) {
-        q4ref_ev p1, m1, v1;
-        q4ref_adamw_elem_bound(param[i], grad[i], m[i], v[i], &k, &p1, &m1, &v1);
-        param_value[i] = p1.v;
-        param_bound[i] = p1.e;
-        m_value[i] = m1.v;
-        m_bound[i] = m1.e;
-        v_value[i] = v1.v;
-        v_bound[i] = v1.e;
-        if (env) {
-            put_env(&env[0], i, p1);
-            put_env(&env[1], i, m1);
-            put_env(&env[2], i, v1);
-        }
-    }
+    for (int64_t i = 0; i < numel; i++)
+        truth_elem(param, grad, m, v, i, i, &k, param_value, param_bound, m_value, m_bound,
+                   v_value, v_bound, env);
     return Q4_OK;
+}
+
+q4_status q4ref_adamw_truth_check(const float *param, const float *grad, const float *m,
+                                  const float *v, int64_t numel, const q4ref_adamw_hyper *h,
+                                  q4_error *err)
+{
+    q4_status st;
+    if ((st = check_hyper(h, numel, err)))
+        return st;
+    const size_t fb = (size_t)numel * sizeof(float);
+    q4ref_buf in[] = {{param, fb, "param", 0}, {grad, fb, "grad", 0}, {m, fb, "m", 0},
+                      {v, fb, "v", 0}};
+    return q4ref_check_bufs(in, 4, NULL, 0, err);
+}
+
+void q4ref_adamw_truth_range(const float *param, const float *grad, const float *m,
+                             const float *v, int64_t i0, int64_t i1, const q4ref_adamw_hyper *h,
+                             double *param_value, double *param_bound, double *m_value,
+                             double *m_bound, double *v_value, double *v_bound,
+                             const q4ref_envelope *env)
+{
+    q4ref_adamw_consts k;   /* a few fp64 operations: nothing beside a range's elements */
+    q4ref_adamw_consts_of(h, &k);
+    for (int64_t i = i0; i < i1; i++)
+        truth_elem(param, grad, m, v, i, i - i0, &k, param_value, param_bound, m_value, m_bound,
+                   v_value, v_bound, env);
 }

@@ -288,7 +288,7 @@ static void case_line(q4_console *c, const q4_result *r)
     }
     if (r->truth_ms >= 0) {
         fmt_dur(gpu, r->truth_ms * 1e-3);
-        fprintf(c->out, "  truth %s", gpu);
+        fprintf(c->out, "  %s %s", r->truth_fused ? "truth+judge" : "truth", gpu);
     }
     if (r->verdict == Q4_NOT_SUPPORTED && r->message[0]) {
         fputs("  (", c->out);

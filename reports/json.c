@@ -206,6 +206,7 @@ q4_status q4_json_add_at(q4_json *j, const q4_result *r, size_t position, q4_err
     q4rep_json_member_num(b, "upload_ms", r->upload_ms >= 0 ? r->upload_ms : NAN);
     q4rep_json_member_num(b, "readback_ms", r->readback_ms >= 0 ? r->readback_ms : NAN);
     q4rep_json_member_num(b, "judge_ms", r->judge_ms >= 0 ? r->judge_ms : NAN);
+    q4rep_buf_printf(b, ", \"truth_fused\": %s", r->truth_fused ? "true" : "false");
     q4rep_json_member_num(b, "worst_err", r->worst_err);
     q4rep_json_member_num(b, "worst_margin", r->worst_margin);
     q4rep_json_member_num(b, "stat_margin", r->stat_margin);

@@ -227,7 +227,8 @@ static void render_figures(q4rep_buf *b, const q4_result *r, int strict)
     if (r->input_ms >= 0)
         q4rep_buf_printf(b, "\ninputs: %.4f ms", r->input_ms);
     if (r->truth_ms >= 0)
-        q4rep_buf_printf(b, "\ntruth: %.4f ms", r->truth_ms);
+        q4rep_buf_printf(b, "\ntruth: %.4f ms%s", r->truth_ms,
+                         r->truth_fused ? " (fused with judging)" : "");
     if (r->upload_ms >= 0)
         q4rep_buf_printf(b, "\nupload: %.4f ms", r->upload_ms);
     if (r->readback_ms >= 0)

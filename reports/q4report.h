@@ -88,6 +88,9 @@ typedef struct q4_result {
     double readback_ms;    /* the same of its read-backs: results and guard words to the host */
     double judge_ms;       /* wall time of judging the run's results (the last --repeat run's);
                               < 0 if unknown */
+    int truth_fused;       /* 1: the truth was made tile by tile while the results were
+                              judged (docs/reports.md): truth_ms holds that pass, each
+                              element's truth and check, and judge_ms the rest */
     double worst_err;      /* |got - expected| at the worst-margin element; NAN if not judged */
     double worst_margin;   /* max over elements of err / bound (<= 1 passes); NAN if not judged */
     double stat_margin;    /* max over outputs and rows of statistic / envelope (<= 1 passes,
@@ -198,7 +201,8 @@ q4_status q4_junit_close(q4_junit *j, q4_error *err);   /* final write; frees (e
  *            "shader_coverage": null (not measured) or [ {kernel, override, lines,
  *                 lines_hit, branches, branches_hit, blocks, blocks_hit}, ... ],
  *            "results": [ {name, op, family, verdict, ok, seconds, gpu_ms, truth_ms,
- *                          input_ms, upload_ms, readback_ms, judge_ms, worst_err,
+ *                          input_ms, upload_ms, readback_ms, judge_ms, truth_fused,
+ *                          worst_err,
  *                          worst_margin, got, expected, bound, output, index, where,
  *                          elements, message, repro, api (when set), tries, baseline,
  *                          surprise}, ... ],

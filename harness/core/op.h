@@ -5,7 +5,8 @@
  * descriptor up by the case's op name and knows no op by name itself. One case's
  * path is a straight line (run_case.c):
  *   parsed case -> support -> inputs (cases/) -> truth (reference/) -> GPU (gpu/)
- *   -> judge (judge.c) -> reports (reports/). */
+ *   -> judge (judge.c) -> reports (reports/);
+ * or, for an op with a tiled truth, the truth made while judging (judge_tiled.c). */
 #ifndef Q4H_OP_H
 #define Q4H_OP_H
 
@@ -63,14 +64,54 @@ typedef struct q4h_output {
                                 * words with their padding, flat bytes), or NULL */
     size_t raw_bytes;
     char raw_dtype;            /* 'u' uint32 words, 'b' bytes */
+    /* A real output whose truth is made tile by tile while it is judged (op's tiled,
+     * judge_tiled.c): value, bound and env stay NULL until q4h_truth_complete;
+     * tiled_env and tiled_shr say which envelope arrays its tiles have. */
+    bool tiled, tiled_env, tiled_shr;
 } q4h_output;
 
 #define Q4H_MAX_OUTPUTS 4
 
+struct q4h_tiled_truth;
+
 typedef struct q4h_outputs {
     int n;
     q4h_output o[Q4H_MAX_OUTPUTS];
+    /* A truth made tile by tile: how (the op's) and what its tiles read (the op's
+     * state); NULL when the truth is whole. */
+    const struct q4h_tiled_truth *tiled;
+    void *tiles;
 } q4h_outputs;
+
+/* One tile of a tiled truth: row `row`, columns [j0, j1) of every tiled output, into
+ * arrays of j1 - j0 elements (value[k], bound[k], env[k] for output k; NULL for an
+ * output that is not tiled, and env's where it has no such array). */
+typedef struct q4h_truth_tile {
+    int64_t row, j0, j1;
+    double *value[Q4H_MAX_OUTPUTS], *bound[Q4H_MAX_OUTPUTS];
+    q4ref_envelope env[Q4H_MAX_OUTPUTS];
+} q4h_truth_tile;
+
+/* An op's truth made tile by tile as the judge takes it, so that the big outputs'
+ * truth, bounds and envelopes are never held whole (judge_tiled.c): their pages are
+ * most of a big case's time. Each tile is the whole truth's, bit for bit, and the
+ * verdict, margins and statistics are the whole judge's (harness.judge_tiled).
+ *   plan: what truth checks and makes, except that the outputs it marks tiled (all
+ *     of one shape, without col_var) get no value, bound or envelope arrays; *state
+ *     is what tile reads.
+ *   tile: the truth of one tile, on any thread, in any order; whole rows only
+ *     (j0 = 0, j1 = cols) when whole_rows.
+ *   end: after every tile, the truth of the outputs that are not tiled (fused CE's
+ *     loss, which needs every row's).
+ *   free: the state. */
+typedef struct q4h_tiled_truth {
+    q4_status (*plan)(const q4_case *c, const q4_inputs *in, q4h_outputs *out, void **state,
+                      q4_error *err);
+    void (*tile)(void *state, const q4h_truth_tile *t);
+    void (*end)(void *state, q4h_outputs *out);
+    void (*free)(void *state);
+    bool whole_rows;
+} q4h_tiled_truth;
 
 /* One input tensor of a case, as the GPU run uploads it and --dump-dir saves it. */
 typedef struct q4h_tensor {
@@ -126,6 +167,7 @@ typedef struct q4h_op {
     double (*bytes)(const q4_case *c);
     double (*flops)(const q4_case *c);
     const q4h_param *params;   /* what case.json's params hold for a case of the op */
+    const q4h_tiled_truth *tiled;   /* the truth tile by tile; NULL: whole only */
 } q4h_op;
 
 /* The descriptor of the op named `name` (a user's argument: --kernel, a dump's

@@ -23,8 +23,8 @@ static void fault_in(void *p, size_t bytes)
 /* Appends output `name` to out with its arrays: truth value, bound and got for a real
  * output; expected code, accepted alternative and got for a code output. */
 static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
-                     const char *row_name, const char *col_name, bool code, q4h_output **o,
-                     q4_error *err)
+                     const char *row_name, const char *col_name, bool code, bool tiled,
+                     q4h_output **o, q4_error *err)
 {
     if (out->n == Q4H_MAX_OUTPUTS)
         return q4_fail(err, Q4_ERR_ARG, "too many outputs for one case (at most %d)",
@@ -36,7 +36,7 @@ static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t c
     **o = (q4h_output){ .name = name, .count = rows * cols, .rows = rows, .cols = cols,
                         .row_name = row_name, .col_name = col_name, .shape = shape,
                         .guard_ok = true, .guard_bad_at = -1, .padding_ok = true,
-                        .padding_bad_at = -1 };
+                        .padding_bad_at = -1, .tiled = tiled };
     size_t n = (size_t)(rows * cols);
     bool ok;
     if (code) {
@@ -46,10 +46,12 @@ static q4_status add(q4h_outputs *out, const char *name, int64_t rows, int64_t c
         ok = (*o)->code && (*o)->alt && (*o)->got_code;
         fault_in((*o)->got_code, n);
     } else {
-        (*o)->value = malloc(n * sizeof(double));
-        (*o)->bound = malloc(n * sizeof(double));
+        if (!tiled) {
+            (*o)->value = malloc(n * sizeof(double));
+            (*o)->bound = malloc(n * sizeof(double));
+        }
         (*o)->got = malloc(n * sizeof(float));
-        ok = (*o)->value && (*o)->bound && (*o)->got;
+        ok = (tiled || ((*o)->value && (*o)->bound)) && (*o)->got;
         fault_in((*o)->got, n * sizeof(float));
     }
     if (!ok)
@@ -62,12 +64,24 @@ q4_status q4h_real_output(q4h_outputs *out, const char *name, int64_t rows, int6
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err)
 {
-    return add(out, name, rows, cols, row_name, col_name, false, o, err);
+    return add(out, name, rows, cols, row_name, col_name, false, false, o, err);
+}
+
+q4_status q4h_tiled_output(q4h_outputs *out, const char *name, int64_t rows, int64_t cols,
+                           const char *row_name, const char *col_name, q4h_output **o,
+                           q4_error *err)
+{
+    return add(out, name, rows, cols, row_name, col_name, false, true, o, err);
 }
 
 q4_status q4h_output_envelope(q4h_output *o, bool shared, q4_error *err)
 {
     size_t n = (size_t)o->count;
+    if (o->tiled) {   /* its tiles have the arrays */
+        o->tiled_env = true;
+        o->tiled_shr = shared;
+        return Q4_OK;
+    }
     o->env.alw = malloc(n * sizeof(float));
     o->env.sd = malloc(n * sizeof(float));
     o->env.shr = shared ? malloc(n * sizeof(float)) : NULL;
@@ -91,7 +105,7 @@ q4_status q4h_code_output(q4h_outputs *out, const char *name, int64_t rows, int6
                           const char *row_name, const char *col_name, q4h_output **o,
                           q4_error *err)
 {
-    return add(out, name, rows, cols, row_name, col_name, true, o, err);
+    return add(out, name, rows, cols, row_name, col_name, true, false, o, err);
 }
 
 void q4h_outputs_free(q4h_outputs *out)
@@ -112,4 +126,8 @@ void q4h_outputs_free(q4h_outputs *out)
         q4_free_big(o->env.shr);
     }
     out->n = 0;
+    if (out->tiles)
+        out->tiled->free(out->tiles);
+    out->tiled = NULL;
+    out->tiles = NULL;
 }

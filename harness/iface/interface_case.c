@@ -112,7 +112,7 @@ static void keep_written(const q4h_iface *f, q4h_outputs *out)
         if (written) {
             out->o[kept++] = out->o[i];
         } else {
-            q4h_outputs one = { 1, { out->o[i] } };
+            q4h_outputs one = { .n = 1, .o = { out->o[i] } };
             q4h_outputs_free(&one);
         }
     }

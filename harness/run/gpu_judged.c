@@ -20,9 +20,18 @@ bool q4h_gpu_judged(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4
     if (st == Q4_OK) {
         if (tamper)
             tamper(out, ctx);
-        double t0 = q4h_now_s();
-        q4h_judge(out, r);
-        r->judge_ms = 1e3 * (q4h_now_s() - t0);
+        double t0 = q4h_now_s(), made_ms = 0;
+        if (!out->tiles) {
+            q4h_judge(out, r);
+        } else if (q4h_judge_tiled(out, r, &made_ms, &err) != Q4_OK) {
+            r->verdict = q4h_verdict_of_preparing(err.status);
+            snprintf(r->message, sizeof r->message, "judging the results failed: %.480s",
+                     err.msg);
+            return true;
+        } else {   /* the truth made while judging: its time is the truth's */
+            r->truth_ms = (r->truth_ms > 0 ? r->truth_ms : 0) + made_ms;
+        }
+        r->judge_ms = 1e3 * (q4h_now_s() - t0) - made_ms;
         q4h_fail_on_probes(&obs, "", r);
         return true;
     }

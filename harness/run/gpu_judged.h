@@ -10,7 +10,9 @@
 typedef void (*q4h_tamper)(q4h_outputs *out, const void *ctx);
 
 /* Runs op on in and judges the outputs into r (an access past the data or a race
- * fails it, whatever the values; r->gpu_ms gets the kernels' time). On a failed run, r
+ * fails it, whatever the values; r->gpu_ms gets the kernels' time). A truth made tile
+ * by tile (out->tiles) is made here: its time is added to r->truth_ms, the rest of
+ * judging is r->judge_ms. On a failed run, r
  * gets its verdict and message, and the device is reopened after a loss or a timeout
  * (c gives the limits). True when out holds this run's judged results. */
 bool q4h_gpu_judged(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,

@@ -3,14 +3,17 @@
 #include "run_case.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "child.h"
 #include "clock.h"
 #include "dump.h"
 #include "gpu_judged.h"
+#include "interface.h"
 #include "judge.h"
 #include "train_case.h"
+#include "truth.h"
 #include "verdict.h"
 
 /* --inject-fault flaky@N: the harness's stand-in for a kernel that is right only
@@ -32,15 +35,22 @@ static void inject_flaky(q4h_outputs *out, const void *options)
 }
 
 /* Saves the case as it stands (r and the outputs of the run that gave r) when the
- * options ask for it; a failed dump is noted in r's message. */
+ * options ask for it, a tiled truth made whole first; a failed dump is noted in r's
+ * message. */
 static void dump(q4h_backend *b, const q4h_op *op, const q4_case *c, const q4_inputs *in,
-                 const q4h_outputs *out, bool have_got, q4_result *r)
+                 q4h_outputs *out, bool have_got, q4_result *r)
 {
     const q4h_run_options *opt = b->opt;
     q4h_tensor tensors[Q4H_MAX_TENSORS];
     q4_error err = { 0 };
     if (!opt->dump_dir || (!opt->dump_all && q4_verdict_ok(r->verdict, opt->strict)))
         return;
+    /* a dump holds the whole truth: a tiled one is made whole for it */
+    if (q4h_truth_complete(op, c, in, out, &err) != Q4_OK) {
+        size_t len = strlen(r->message);
+        snprintf(r->message + len, sizeof r->message - len, " (dump failed: %s)", err.msg);
+        return;
+    }
     int n = op->inputs(c, in, tensors);
     q4h_dump_source src = { opt, b->i->info(b), r, have_got };
     if (q4h_dump_case(opt->dump_dir, c, in, tensors, n, out, &src, &err) != Q4_OK) {
@@ -61,6 +71,18 @@ static q4_status not_prepared(const q4_error *err, q4_result *r)
     r->verdict = q4h_verdict_of_preparing(err->status);
     snprintf(r->message, sizeof r->message, "preparing the case failed: %.480s", err->msg);
     return err->status;
+}
+
+/* Whether the case's truth is made tile by tile as it is judged (truth.h), never held
+ * whole: where the op has such a truth and nothing of the run reads it whole before
+ * the judge (--repeat judges it again, flaky@N plants its bug in it, an interface
+ * file's outputs are chosen from it; --dump all dumps every case). Q4CTS_WHOLE_TRUTH=1
+ * makes every truth whole, to compare the two. */
+static bool truth_tiled(const q4h_run_options *opt, const q4h_op *op, const q4_case *c)
+{
+    const char *whole = getenv("Q4CTS_WHOLE_TRUTH");
+    return op->tiled && !(whole && whole[0] && strcmp(whole, "0")) && !opt->dump_all &&
+           opt->repeat <= 1 && opt->flaky_every <= 0 && !q4h_iface_for(opt, c->op);
 }
 
 /* A case's size in element operations (the largest product its op uses), for the
@@ -126,11 +148,12 @@ q4_status q4h_run_case_on(q4h_backend *b, const q4_case *c, const q4_inputs *giv
         goto done;
     }
     double t_truth = q4h_now_s();
-    if (op->truth(c, in, &out, &err) != Q4_OK) {
+    if (q4h_truth_make(op, c, in, truth_tiled(b->opt, op, c), &out, &err) != Q4_OK) {
         prepared = not_prepared(&err, r);
         goto done;
     }
-    r->truth_ms = 1e3 * (q4h_now_s() - t_truth);
+    r->truth_ms = 1e3 * (q4h_now_s() - t_truth);   /* a tiled truth's is added as it is made */
+    r->truth_fused = out.tiles != NULL;
     if (b->i->bind && b->i->bind(b, op, c, in, &out, why, sizeof why, &err) != Q4_OK) {
         r->verdict = q4h_verdict_of_run(err.status);
         snprintf(r->message, sizeof r->message, "%.500s", err.msg);

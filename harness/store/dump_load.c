@@ -138,7 +138,7 @@ static bool dumped_outputs(const q4h_dump_meta *m, const q4h_op *op, q4h_outputs
         if (listed[i]) {
             out->o[kept++] = out->o[i];
         } else {
-            q4h_outputs one = { 1, { out->o[i] } };
+            q4h_outputs one = { .n = 1, .o = { out->o[i] } };
             q4h_outputs_free(&one);
         }
     }

@@ -56,6 +56,10 @@ static void parse_result(q4h_jparser *p, json_object *j, size_t i, q4_result *r)
         if (*ms[k] != *ms[k])
             *ms[k] = -1;
     }
+    /* since the truth could be made while judging; an older report's never was */
+    json_object *fused = q4h_jp_member(p, j, where, "truth_fused", json_type_boolean, true,
+                                       "true or false");
+    r->truth_fused = fused && json_object_get_boolean(fused);
     r->worst_err = q4h_jp_num(p, j, where, "worst_err");
     r->worst_margin = q4h_jp_num(p, j, where, "worst_margin");
     r->stat_margin = q4h_jp_num(p, j, where, "stat_margin");

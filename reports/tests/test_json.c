@@ -98,6 +98,7 @@ START_TEST(layout_and_values)
                 ck_assert(is_null(c, phase[k]));
             else
                 ck_assert(tu_json_num(c, phase[k]) == phase_ms[k]);
+        ck_assert_int_eq(boolean(c, "truth_fused"), r.truth_fused);
         if (isnan(r.stat_margin))
             ck_assert(is_null(c, "stat_margin"));
         else
@@ -121,7 +122,7 @@ START_TEST(layout_and_values)
         ck_assert_str_eq(tu_json_str(c, "repro"), r.repro);
         ck_assert(tu_json_num(c, "tries") == 1);
         ck_assert(is_null(c, "baseline") && is_null(c, "surprise"));   /* no baseline */
-        ck_assert_uint_eq(c->n, 27);   /* no key more, none less */
+        ck_assert_uint_eq(c->n, 28);   /* no key more, none less */
     }
     const jc_value *sum = jc_get(q, "summary");
     ck_assert_int_eq((int)tu_json_num(sum, "total"), 9);

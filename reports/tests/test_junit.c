@@ -192,6 +192,31 @@ START_TEST(names_props_and_times)
 }
 END_TEST
 
+/* A truth made while judging says so on its truth line; judge keeps its own. */
+START_TEST(fused_truth_says_so)
+{
+    char *dir = tu_tmpdir();
+    char *path = tu_path(dir, "junit.xml");
+    q4_junit *j = NULL;
+    q4_error err = {0};
+    q4_result r;
+    tu_result(&r, Q4_PASS, 0);
+    r.truth_ms = 4.0;
+    r.judge_ms = 0.5;
+    r.truth_fused = 1;
+    ck_assert_int_eq(q4_junit_open(path, "q4cts", props, NPROPS, &j, &err), Q4_OK);
+    ck_assert_msg(q4_junit_add(j, &r, &err) == Q4_OK, "%s", err.msg);
+    ck_assert_int_eq(q4_junit_close(j, &err), Q4_OK);
+    ck_assert(tu_xml_valid(path));
+    char *body = tu_xpath(path, "string(//testcase[1]/system-out)");
+    ck_assert_ptr_nonnull(body);
+    ck_assert_ptr_nonnull(strstr(body, "\ntruth: 4.0000 ms (fused with judging)\n"));
+    ck_assert_ptr_nonnull(strstr(body, "\njudge: 0.5000 ms"));
+    free(body);
+    tu_rmdir_free(dir, path, NULL);
+}
+END_TEST
+
 /* --shader-coverage: a property per kernel, in every write after set_coverage; the
  * document still validates; a second call replaces the first. */
 START_TEST(shader_coverage_properties)
@@ -410,6 +435,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, strict_turns_quality_warning_into_failure);
     tcase_add_test(tc, baseline_outcomes);
     tcase_add_test(tc, names_props_and_times);
+    tcase_add_test(tc, fused_truth_says_so);
     tcase_add_test(tc, shader_coverage_properties);
     tcase_add_test(tc, odd_results_still_validate);
     tcase_add_test(tc, hostile_strings_round_trip);

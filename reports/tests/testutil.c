@@ -224,6 +224,7 @@ void tu_result(q4_result *r, q4_verdict v, int i)
         r->upload_ms = v == Q4_FAIL ? 1.5 : -1.0;      /* and the GPU run's transfers and */
         r->readback_ms = v == Q4_FAIL ? 0.75 : -1.0;   /* the judge's times */
         r->judge_ms = v == Q4_PASS ? 2.5 : -1.0;
+        r->truth_fused = v == Q4_PASS;                 /* the Pass case judged as it made its truth */
         r->expected = 1.0;
         r->bound = 0.0625;
         r->worst_err = r->worst_margin * r->bound;

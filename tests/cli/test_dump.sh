@@ -4,7 +4,9 @@
 # Usage errors first (no device needed), then on the default device: a passing case
 # dumped with --dump all replays to the same verdict and margins and loads in numpy
 # with the shapes SPEC gives; a case failing under a mutant kernel replays to Fail
-# and reruns to Pass on the built-in kernel; corrupted dumps exit 2 with one sentence.
+# and reruns to Pass on the built-in kernel; a failing case's dump is the same with
+# the truth made tile by tile as with the whole truth; corrupted dumps exit 2 with
+# one sentence.
 # Exit 77 if no device.
 set -uo pipefail
 q4cts=$1 work=$2 mutations=$3 python=$4
@@ -110,6 +112,33 @@ assert c['result']['verdict'] == 'Fail' and c['kernels'][0]['kernel'] == 'adamw_
 else
   fail "no mutant $mutant (build the q4_mutations target)"
 fi
+
+# ---- a tiled truth (judged as it is made) dumps the whole truth, as a whole one does ----
+# same_dump CASE KERNEL=SPV: the failing case's dump with the tiled truth and with
+# Q4CTS_WHOLE_TRUTH=1 hold the same arrays, byte for byte, and the same result.
+same_dump() {
+  local case=$1 kernel=$2
+  rm -rf tiled whole
+  expect 1 '^Fail' -- "$q4cts" run --filter "$case" --kernel "$kernel" --dump-dir tiled
+  Q4CTS_WHOLE_TRUTH=1 expect 1 '^Fail' -- "$q4cts" run --filter "$case" --kernel "$kernel" --dump-dir whole
+  checks=$((checks + 1))
+  for f in whole/"$case"/*.npy; do
+    cmp -s "$f" "tiled/$case/${f##*/}" || fail "$case: ${f##*/} differs between the tiled and the whole truth's dump"
+  done
+  [ "$(ls tiled/"$case")" = "$(ls whole/"$case")" ] || fail "$case: the two dumps hold other files"
+  py "a, b = (json.load(open(d + '/$case/case.json')) for d in ('tiled', 'whole'))
+for c in (a, b): c['result'].pop('gpu_ms')
+assert a == b, (a['result'], b['result'])"
+}
+for mut in adamw_no_bias_correction:q4cts.adamw_step.custom.n70001_t7_w1:adamw_step \
+           ce_softmax_bias:q4cts.fused_ce.custom.r3_v70001_p30:fused_ce; do
+  IFS=: read -r spv case kernel <<<"$mut"
+  if [ -f "$mutations/$spv.spv" ]; then
+    same_dump "$case" "$kernel=$mutations/$spv.spv"
+  else
+    fail "no mutant $spv (build the q4_mutations target)"
+  fi
+done
 
 # ---- a case that never got its results back: inputs and truth dumped, rerun works ----
 expect 1 'Crash' -- "$q4cts" run --filter $linear --inject-fault lost@1 --dump-dir lost

@@ -58,7 +58,7 @@ import json, sys
 rs = json.load(open(sys.argv[1]))["q4cts"]["results"]
 for r in rs:
     for k in ("seconds", "gpu_ms", "truth_ms", "input_ms", "upload_ms", "readback_ms",
-              "judge_ms"): r.pop(k)
+              "judge_ms", "truth_fused"): r.pop(k)
     if len(sys.argv) > 2: r["repro"] = r["repro"].split(" --device")[0]
 print(json.dumps(rs, sort_keys=True, indent=0))
 PY

@@ -228,7 +228,7 @@ static int run_case(const options *o, const q4_case *c, int *failures)
         if (!ok)
             (*failures)++;
         for (int k = 0; o->outputs && out.n > 1 && k < out.n; k++) {
-            q4h_outputs one = { 1, { out.o[k] } };
+            q4h_outputs one = { .n = 1, .o = { out.o[k] } };
             q4h_judge(&one, &r);
             printf("     output %-10s margin %.3g stat %.3g\n", out.o[k].name, r.worst_margin,
                    r.stat_margin);

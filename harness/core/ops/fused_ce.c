@@ -13,22 +13,65 @@ static int inputs(const q4_case *c, const q4_inputs *in, q4h_tensor t[Q4H_MAX_TE
     return 2;
 }
 
-static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err)
+/* loss and dlogits with their envelopes; dlogits whole or made by tiles. */
+static q4_status make_outputs(const q4_case *c, bool tiled, q4h_outputs *out, q4_error *err)
 {
     q4h_output *loss, *dl;
     q4_status st = q4h_real_output(out, "loss", 1, 1, "-", "-", &loss, err);
     if (st == Q4_OK)
-        st = q4h_real_output(out, "dlogits", c->r, c->v, "r", "v", &dl, err);
+        st = tiled ? q4h_tiled_output(out, "dlogits", c->r, c->v, "r", "v", &dl, err)
+                   : q4h_real_output(out, "dlogits", c->r, c->v, "r", "v", &dl, err);
     if (st == Q4_OK)
         st = q4h_output_envelope(loss, false, err);
     if (st == Q4_OK)
         st = q4h_output_envelope(dl, true, err);
-    if (st == Q4_OK)
+    return st;
+}
+
+static q4_status truth(const q4_case *c, const q4_inputs *in, q4h_outputs *out, q4_error *err)
+{
+    q4_status st = make_outputs(c, false, out, err);
+    if (st == Q4_OK) {
+        q4h_output *loss = &out->o[0], *dl = &out->o[1];
         st = q4ref_fused_ce_truth_env(in->logits, in->labels, c->r, c->v, in->n_valid,
                                       loss->value, loss->bound, dl->value, dl->bound, &loss->env,
                                       &dl->env, err);
+    }
     return st;
 }
+
+/* The tiled truth: dlogits row by row, the loss from every row's after them. */
+static q4_status tiles_plan(const q4_case *c, const q4_inputs *in, q4h_outputs *out,
+                            void **state, q4_error *err)
+{
+    q4ref_ce_rows *rows = NULL;
+    q4_status st = q4ref_fused_ce_truth_rows(in->logits, in->labels, c->r, c->v, in->n_valid,
+                                             &rows, err);
+    if (st == Q4_OK)
+        st = make_outputs(c, true, out, err);
+    if (st != Q4_OK)
+        q4ref_fused_ce_rows_free(rows);
+    else
+        *state = rows;
+    return st;
+}
+
+static void tile(void *state, const q4h_truth_tile *t)
+{
+    q4ref_fused_ce_truth_row(state, t->row, t->value[1], t->bound[1], &t->env[1]);
+}
+
+static void tiles_end(void *state, q4h_outputs *out)
+{
+    q4h_output *loss = &out->o[0];
+    q4ref_fused_ce_truth_loss(state, loss->value, loss->bound, &loss->env);
+}
+
+static void tiles_free(void *state) { q4ref_fused_ce_rows_free(state); }
+
+static const q4h_tiled_truth tiled = {
+    .plan = tiles_plan, .tile = tile, .end = tiles_end, .free = tiles_free, .whole_rows = true,
+};
 
 static int output_buffers(const q4_case *c, size_t bytes[Q4H_MAX_OUTPUTS])
 {
@@ -80,4 +123,5 @@ const q4h_op q4h_op_fused_ce = {
     .name = "fused_ce", .kernels = kernels, .support = q4h_support_memory,
     .inputs = inputs, .truth = truth, .output_buffers = output_buffers, .launch = launch,
     .read = read_back, .read_host = read_host, .bytes = bytes, .flops = flops, .params = params,
+    .tiled = &tiled,
 };
