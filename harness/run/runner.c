@@ -16,6 +16,7 @@
 #include "child.h"
 #include "clock.h"
 #include "fd_io.h"
+#include "plan.h"
 #include "run_case.h"
 #include "stop.h"
 #include "verdict.h"
@@ -353,9 +354,22 @@ static q4_status on_message(run *R, lane *L, int index, const msg *m, q4_error *
     return Q4_OK;
 }
 
+/* Case i's watchdog: the run's, which is one op's (its submissions and its reference),
+ * times the op cases a training case runs (each step's ops, every step): each has a
+ * single-op case's work (plan.h, q4h_train_op_cases). A real model's step judged on a
+ * 16-core host took 112-276 s of reference work, past one op's 300 s at V = 128256. */
+static double case_limit(const run *R, long i, double limit)
+{
+    const q4_case *c = &R->cases[i];
+    if (!q4_case_is_train(c))
+        return limit;
+    q4_case oc[Q4H_TRAIN_OP_CASES];
+    return limit * (double)q4h_train_op_cases(c, oc, Q4H_TRAIN_OP_CASES) * (double)c->step;
+}
+
 static q4_status supervise(run *R, q4_error *err)
 {
-    double limit = R->opt->watchdog_s > 0 ? R->opt->watchdog_s : 600;
+    const double limit = R->opt->watchdog_s > 0 ? R->opt->watchdog_s : 600;
     struct pollfd *p = calloc((size_t)R->n_lanes, sizeof *p);
     int *which = calloc((size_t)R->n_lanes, sizeof *which);
     q4_status st = Q4_OK;
@@ -377,7 +391,7 @@ static q4_status supervise(run *R, q4_error *err)
             if (L->pid <= 0)
                 continue;
             if (L->current >= 0) {
-                double left = limit - (q4h_now_s() - L->began);
+                double left = case_limit(R, L->current, limit) - (q4h_now_s() - L->began);
                 wait = left < wait ? left : wait;
             }
             p[np] = (struct pollfd){ .fd = L->from, .events = POLLIN };
@@ -397,10 +411,11 @@ static q4_status supervise(run *R, q4_error *err)
             if (L->pid <= 0)
                 continue;
             if (!p[x].revents) {
-                if (L->current >= 0 && q4h_now_s() - L->began >= limit) {
+                if (L->current >= 0 &&
+                    q4h_now_s() - L->began >= case_limit(R, L->current, limit)) {
                     char why[160];
                     snprintf(why, sizeof why, "the case ran past the %.0f s watchdog; its worker "
-                             "was killed", limit);
+                             "was killed", case_limit(R, L->current, limit));
                     long current = L->current;
                     stop_worker(L, true);
                     case_lost(R, L, current, Q4_TIMEOUT, why);
