@@ -64,6 +64,7 @@ typedef struct driver {
     bool unrecordable;         /* an op of the step cannot be recorded: host-staged from it on */
     int64_t elements;
     double gpu_ms;
+    double truth_ms;           /* the ops' truths, summed (the references' come first) */
     float loss[MAX_STEPS];                 /* each step's GPU loss */
     float margin[MAX_STEPS][Q4_TRAIN_OPS]; /* each op's worst margin per step; NAN: not run */
     bool dumped;                           /* --dump-dir: the first op not ok is saved */
@@ -243,8 +244,10 @@ static bool run_op(driver *d, const q4_case *oc, const q4_inputs *truth_in,
     q4_status st = host ? bi->begin(d->b, op, oc, why, sizeof why, &err) : Q4_OK;
     if (st == Q4_OK && !why[0] && bi->stage && host)
         st = bi->stage(d->b, op, oc, gpu_in, why, sizeof why, &err);
+    const double t_truth = q4h_now_s();
     if (st == Q4_OK && !why[0])
         st = op->truth(oc, truth_in, out, &err);
+    d->truth_ms += 1e3 * (q4h_now_s() - t_truth);
     if (st == Q4_OK && !why[0] && bi->bind && host)
         st = bi->bind(d->b, op, oc, gpu_in, out, why, sizeof why, &err);
     if (st == Q4_OK && why[0]) {
@@ -798,6 +801,8 @@ done:
         fold(r, &d, &rf, r->train.steps);
     r->elements = d.elements;
     r->gpu_ms = d.gpu_ms > 0 ? d.gpu_ms : -1;
+    /* the references' time (make_refs) and every op's truth */
+    r->truth_ms = (r->truth_ms > 0 ? r->truth_ms : 0) + d.truth_ms;
     q4h_outputs_free(&out);
     q4_inputs_free(&in);
     free(rf.lat64); free(rf.codes64);
