@@ -310,7 +310,7 @@ static const char *const rejected[][2] = {
      "t = 201 steps: a training case takes 1..200 steps (the nightly's long cases take 200)"},
     {"q4cts.train.linear1.m8_k32_v8_g8_t1_l10001",
      "l = 10001: the learning rate is l * 1e-4 with l in 1..10000"},
-    {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1.wide", "unknown value class 'wide' for op train (value classes: ordinary)"},
+    {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1.wide", "unknown value class 'wide' for op train (value classes: ordinary, random_labels, outlier)"},
     {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1_groups4",
      "family linear1 takes no device limit ('groups4'); lowered limits belong to family small_device"},
     {"q4cts.train.linear1.m8_k32_v8_g8_t1_l1_s3", "unknown parameter 's' in 's3' for op train (parameters: m k [h] v g t l)"},

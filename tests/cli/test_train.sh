@@ -66,10 +66,10 @@ for r in res:
 PY
 
 # a lost device in a step: that case Crashes, naming its step (a step is one submission
-# on Vulkan, so the third submission is the first case's third step); the next case runs
-# on a new device and passes
-expect 1 "message: step 3: .*VK_ERROR_DEVICE_LOST .*injected fault at submit 3" -- \
-  "$q4cts" run --strict --filter 'q4cts.train.linear1.*' --inject-fault lost@3
+# on Vulkan: the first case, of 2 steps, takes submissions 1 and 2, so the fifth is the
+# second case's third step); the next case runs on a new device and passes
+expect 1 "message: step 3: .*VK_ERROR_DEVICE_LOST .*injected fault at submit 5" -- \
+  "$q4cts" run --strict --filter 'q4cts.train.linear1.*' --inject-fault lost@5
 grep -qE "^Crash +q4cts.train.linear1.m16_k32_v16_g16_t8_l1000 " out.txt ||
   fail "the case that lost its device is not a Crash: $(cat out.txt)"
 grep -qE "^Pass +q4cts.train.linear1.m32_k32_v8_g16_t8_l300 " out.txt ||
