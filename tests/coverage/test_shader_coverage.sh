@@ -38,6 +38,9 @@ echo "device class: $class"
 # coverage probes make a kernel up to ~10x slower there (23 s for the slowest case), so
 # --timeout is TIMEOUT (CMake's Q4CTS_TEST_RUN_TIMEOUT, 600 s): only a hang reaches it.
 # (--bounds-check has a test of its own, harness.bounds_check, with all threads.)
+# Instead, a worker per core (--jobs): each with its own probe buffers, their counts
+# merged into the same tracefile as one worker's (ctest gives this test 2 processors).
+jobs=$(nproc 2>/dev/null || echo 1)
 runs=0
 while read -r kind name args; do
   [ "$kind" = run ] && [ "$name" = "$class" ] || continue
@@ -46,7 +49,7 @@ while read -r kind name args; do
   read -r -a argv <<<"$args"
   echo "run $runs: q4cts run ${argv[*]}"
   (cd "$root" && LP_NUM_THREADS=1 "$q4cts" run "${argv[@]}" "$@" --shader-coverage "$info" \
-     --timeout "$timeout") >"$work/run-$runs.log" 2>&1
+     --jobs "$jobs" --timeout "$timeout") >"$work/run-$runs.log" 2>&1
   rc=$?
   if [ $rc -ne 0 ]; then
     tail -40 "$work/run-$runs.log"
