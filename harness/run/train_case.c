@@ -801,8 +801,9 @@ done:
         fold(r, &d, &rf, r->train.steps);
     r->elements = d.elements;
     r->gpu_ms = d.gpu_ms > 0 ? d.gpu_ms : -1;
-    /* the references' time (make_refs) and every op's truth */
-    r->truth_ms = (r->truth_ms > 0 ? r->truth_ms : 0) + d.truth_ms;
+    /* the references' time (make_refs) and every op's truth; unknown if neither ran */
+    if (d.truth_ms > 0)
+        r->truth_ms = (r->truth_ms > 0 ? r->truth_ms : 0) + d.truth_ms;
     q4h_outputs_free(&out);
     q4_inputs_free(&in);
     free(rf.lat64); free(rf.codes64);
