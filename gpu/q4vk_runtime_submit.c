@@ -260,11 +260,15 @@ static void record(q4vk_context *ctx, const q4vk_dispatch *d, int n, const bool 
 {
     VkCommandBuffer cmd = ctx->cmd;
 
-    /* Earlier copies and dispatches (previous submissions) before these. */
+    /* Earlier copies and dispatches (previous submissions) before these, a first
+     * dispatch's condition included. */
+    const bool cond0 = cond && n > 0 && cond[0].flag;
     compute_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                     VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                        (cond0 ? VK_PIPELINE_STAGE_CONDITIONAL_RENDERING_BIT_EXT : 0),
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                        (cond0 ? VK_ACCESS_CONDITIONAL_RENDERING_READ_BIT_EXT : 0));
     if (ctx->queries) {
         vkCmdResetQueryPool(cmd, ctx->queries, 0, 2);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, ctx->queries, 0);
