@@ -1076,6 +1076,15 @@ static void sequence_when_on(const q4vk_options *ctx_opt)
         ck_assert_msg(q4vk_sequence_end(ctx, NULL, &err) == Q4_OK, "end: %s", err.msg);
         download(ctx, b, 0, got, n * 4);
         ck_assert_uint_eq(got[5], 5 * 3 + 2);
+        /* a first dispatch's condition reads what an earlier submission left (1) */
+        ck_assert_int_eq(q4vk_sequence_begin(ctx, &err), Q4_OK);
+        ck_assert_int_eq(q4vk_sequence_when(ctx, flag, false, &err), Q4_OK);
+        ck_assert_int_eq(run_n(ctx, mul, b, n, NULL, &err), Q4_OK);      /* skipped */
+        ck_assert_int_eq(q4vk_sequence_when(ctx, flag, true, &err), Q4_OK);
+        ck_assert_int_eq(run_n(ctx, add, b, n, NULL, &err), Q4_OK);      /* runs: + 1 */
+        ck_assert_msg(q4vk_sequence_end(ctx, NULL, &err) == Q4_OK, "end: %s", err.msg);
+        download(ctx, b, 0, got, n * 4);
+        ck_assert_uint_eq(got[5], 5 * 3 + 3);
     }
     if (ctx_opt) {
         uint64_t warnings = 0;
