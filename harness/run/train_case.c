@@ -427,8 +427,10 @@ static bool timed_enough(driver *d, int64_t rep, int64_t *first_timed, double t_
 
 /* ---------------- one case ---------------- */
 
-/* Runs training case c (run), or times its first step (perf: d0 has ask and times). */
-static void train(q4h_backend *b, const q4_case *c, q4_result *r, const driver *d0)
+/* Runs training case c (run: ask NULL), or times its first step (perf: ask->reps GPU
+ * times into times). */
+static void train(q4h_backend *b, const q4_case *c, q4_result *r, const q4h_perf_ask *ask,
+                  double *times)
 {
     const double t0 = q4h_now_s();
     const q4h_run_options *opt = b->opt;
@@ -436,10 +438,8 @@ static void train(q4h_backend *b, const q4_case *c, q4_result *r, const driver *
     q4_error err = { 0 };
     refs rf = { 0 };
     q4h_outputs out = { 0 };
-    driver d = { .b = b, .c = c, .r = r };
-    const bool perf = d0 && d0->ask;
-    if (perf)
-        d.ask = d0->ask, d.times = d0->times;
+    driver d = { .b = b, .c = c, .r = r, .ask = ask, .times = times };
+    const bool perf = ask != NULL;
     /* The trajectory's references: ordinary cases (random_labels has nothing to learn,
      * and perf judges nothing). */
     const bool trajectory = !perf && q4_case_train_judges_trajectory(c);
@@ -817,16 +817,15 @@ done:
 
 void q4h_train_case(q4h_backend *b, const q4_case *c, q4_result *r)
 {
-    train(b, c, r, NULL);
+    train(b, c, r, NULL, NULL);
 }
 
 q4_status q4h_train_time(q4h_backend *b, const q4h_perf_ask *ask, const q4_case *c,
                          double *times, q4_error *err)
 {
     q4_result r;
-    const driver d0 = { .ask = ask, .times = times };
     q4_result_init(&r);
-    train(b, c, &r, &d0);
+    train(b, c, &r, ask, times);
     if (r.verdict == Q4_PASS)
         return Q4_OK;
     return q4_fail(err, r.verdict == Q4_NOT_SUPPORTED ? Q4_ERR_UNSUPPORTED : Q4_ERR_DEVICE,
